@@ -1,0 +1,39 @@
+"""Play a match in process, without gRPC or deadlines: for developing and testing bots.
+
+A bot is a chooser: ``choose(observation, legal_actions) -> action code``, where
+``observation`` is the game's typed protobuf observation (exactly what a bot
+receives over the wire) and ``legal_actions`` the legal codes, sorted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from referee.game import Outcome, get_game, parse_rules
+from referee.views import observation_message
+
+Chooser = Callable[[Any, Sequence[str]], str]
+
+
+def play_local(
+    game_name: str,
+    choosers: Sequence[Chooser],
+    seed: int,
+    rules: Mapping[str, Any] | None = None,
+) -> Outcome:
+    """Play one whole match with one chooser per seat; returns its outcome."""
+    game = get_game(game_name)
+    parsed = parse_rules(game.Rules, rules)
+    state = game.initial_state(parsed, len(choosers), seed)
+    while to_act := game.to_act(state):
+        for seat in to_act:
+            if seat not in game.to_act(state):
+                continue
+            obs = observation_message(game_name, game.observation(state, seat))
+            legal = [game.encode(a) for a in game.legal_actions(state, seat)]
+            code = choosers[seat](getattr(obs, game_name), legal)
+            state = game.apply(state, seat, game.decode(code))
+    outcome = game.outcome(state)
+    assert outcome is not None
+    return outcome

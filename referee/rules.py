@@ -1,0 +1,194 @@
+"""Rule options: parsing ``key=value`` text into a game's frozen ``Rules`` dataclass,
+describing the options for people and the wire, and serialising them back.
+
+A game's ``Rules`` is a frozen dataclass whose fields are its options. Field
+types may be ``bool``, ``int``, ``float``, ``str``, ``Literal[...]``, an
+optional of those (``X | None``, text ``none``), or ``tuple[int, ...]`` (text
+``1,2,5`` or ``1-9``). A field's ``metadata["doc"]`` explains it. A class
+attribute ``presets`` maps a preset name to option values applied first
+(option ``preset=NAME``). ``__post_init__`` raises :class:`RulesError` for
+inconsistent combinations.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar, get_args, get_origin
+
+RulesT = TypeVar("RulesT")
+
+
+class RulesError(ValueError):
+    """An unknown, malformed or inconsistent rule option."""
+
+
+@dataclass(frozen=True, slots=True)
+class OptionInfo:
+    """One rule option, as listed to people and over the admin RPC."""
+
+    name: str
+    type: str
+    default: str
+    choices: tuple[str, ...]
+    doc: str
+
+
+def _hints(rules_cls: type[Any]) -> dict[str, Any]:
+    return typing.get_type_hints(rules_cls)
+
+
+def _is_optional(tp: Any) -> tuple[bool, Any]:
+    origin = get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in get_args(tp) if a is not type(None)]
+        if len(args) == 1 and len(get_args(tp)) == 2:
+            return True, args[0]
+    return False, tp
+
+
+def _type_name(tp: Any) -> str:
+    optional, inner = _is_optional(tp)
+    if get_origin(inner) is Literal:
+        base = "choice"
+    elif get_origin(inner) is tuple:
+        base = "list of int"
+    else:
+        base = getattr(inner, "__name__", str(inner))
+    return base + (" or none" if optional else "")
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def _convert(name: str, tp: Any, raw: Any) -> Any:
+    optional, inner = _is_optional(tp)
+    if optional and (raw is None or (isinstance(raw, str) and raw.strip().lower() in ("none", "off", ""))):
+        return None
+    text = raw.strip() if isinstance(raw, str) else None
+    try:
+        if get_origin(inner) is Literal:
+            choices = get_args(inner)
+            for choice in choices:
+                if raw == choice or (text is not None and text == _text(choice)):
+                    return choice
+            raise RulesError(
+                f"rule {name}={_text(raw)}: must be one of {', '.join(_text(c) for c in choices)}"
+            )
+        if inner is bool:
+            if isinstance(raw, bool):
+                return raw
+            if text is not None and text.lower() in ("true", "yes", "on", "1"):
+                return True
+            if text is not None and text.lower() in ("false", "no", "off", "0"):
+                return False
+            raise RulesError(f"rule {name}={raw!r}: must be true or false")
+        if inner is int:
+            if isinstance(raw, bool):
+                raise RulesError(f"rule {name}={raw!r}: must be a whole number")
+            return int(raw)
+        if inner is float:
+            return float(raw)
+        if inner is str:
+            return str(raw)
+        if get_origin(inner) is tuple:
+            if isinstance(raw, (list, tuple)):
+                return tuple(int(v) for v in raw)
+            assert text is not None
+            out: list[int] = []
+            for part in text.replace(" ", "").split(","):
+                if not part:
+                    continue
+                if "-" in part[1:]:
+                    lo, hi = part.split("-", 1) if not part.startswith("-") else (part, part)
+                    out.extend(range(int(lo), int(hi) + 1))
+                else:
+                    out.append(int(part))
+            return tuple(out)
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, RulesError):
+            raise
+        raise RulesError(f"rule {name}={_text(raw)}: expected {_type_name(tp)}") from exc
+    raise RulesError(f"rule {name}: unsupported option type {tp!r}")  # a programming error
+
+
+def parse_rules(rules_cls: type[RulesT], options: Mapping[str, Any] | None = None) -> RulesT:
+    """Build rules from option values (text or typed), rejecting unknown options clearly."""
+    options = dict(options or {})
+    fields = {f.name: f for f in dataclasses.fields(rules_cls)}  # type: ignore[arg-type]
+    hints = _hints(rules_cls)
+    values: dict[str, Any] = {}
+    preset = options.pop("preset", None)
+    if preset is not None:
+        presets: Mapping[str, Mapping[str, Any]] = getattr(rules_cls, "presets", {})
+        if preset not in presets:
+            known = ", ".join(presets) or "none"
+            raise RulesError(f"unknown preset {preset!r}; presets: {known}")
+        values.update(presets[preset])
+    unknown = sorted(set(options) - set(fields))
+    if unknown:
+        raise RulesError(
+            f"unknown rule option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
+            f"options are: {', '.join(fields)}" + (", preset" if getattr(rules_cls, "presets", None) else "")
+        )
+    values.update(options)
+    converted = {name: _convert(name, hints[name], raw) for name, raw in values.items()}
+    try:
+        return rules_cls(**converted)
+    except RulesError:
+        raise
+    except (TypeError, ValueError) as exc:
+        raise RulesError(str(exc)) from exc
+
+
+def parse_option_strings(pairs: list[str] | tuple[str, ...]) -> dict[str, str]:
+    """``["knock_limit=8", "preset=pagat_classic"]`` -> a dict; rejects items without '='."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise RulesError(f"rule option {pair!r} must look like key=value")
+        key, value = pair.split("=", 1)
+        out[key.strip()] = value.strip()
+    return out
+
+
+def rules_to_dict(rules: Any) -> dict[str, Any]:
+    """Every option with its value, JSON-serialisable (tuples become lists)."""
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(rules):
+        value = getattr(rules, f.name)
+        out[f.name] = list(value) if isinstance(value, tuple) else value
+    return out
+
+
+def rules_to_strings(rules: Any) -> dict[str, str]:
+    """Every option as the text ``parse_rules`` accepts."""
+    return {f.name: _text(getattr(rules, f.name)) for f in dataclasses.fields(rules)}
+
+
+def describe_rules(rules_cls: type[Any]) -> tuple[OptionInfo, ...]:
+    """The options of a Rules class, for help texts and the admin RPC."""
+    hints = _hints(rules_cls)
+    out = []
+    for f in dataclasses.fields(rules_cls):
+        tp = hints[f.name]
+        _, inner = _is_optional(tp)
+        choices = tuple(_text(c) for c in get_args(inner)) if get_origin(inner) is Literal else ()
+        default = f.default if f.default is not dataclasses.MISSING else None
+        out.append(OptionInfo(f.name, _type_name(tp), _text(default), choices, f.metadata.get("doc", "")))
+    return tuple(out)
+
+
+def option(default: Any, doc: str) -> Any:
+    """A Rules field with its default and a one-line explanation."""
+    return dataclasses.field(default=default, metadata={"doc": doc})

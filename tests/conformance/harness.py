@@ -1,0 +1,116 @@
+"""Shared conformance checks, run over every game and variant (DESIGN.md, Testing).
+
+Each game contributes ``tests/conformance/cases_<game>.py`` defining:
+
+- ``GAME``: the registry name;
+- ``CASES``: a list of :class:`Case` (rule options, seat count, number of playouts);
+- ``all_cards(state) -> Iterable[Card]``: every card in every zone of the state
+  (hands, layouts, stock, piles, tricks, ...), for the conservation check;
+- ``resample_hidden(state, seat, rng) -> state``: a state in which every card
+  that ``seat`` cannot know (per the game's spec, "What a seat sees") is
+  redealt at random among the places that seat cannot see, keeping everything
+  it can. ``seat=None`` means a spectator. The seat's observation (or the
+  public view) must not change: that is the leak test.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from referee.cards import Card
+from referee.game import Event, IllegalAction, Outcome, get_game, parse_rules
+from referee.views import observation_message, to_jsonable
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    rules: Mapping[str, Any] = field(default_factory=dict)
+    seats: int = 2
+    playouts: int = 200
+    leak_checks: int = 20  # playouts (of the above) in which every step is leak-tested
+
+
+AllCards = Callable[[Any], Iterable[Card]]
+Resampler = Callable[[Any, "int | None", random.Random], Any]
+
+
+def _check_events(events: tuple[Event, ...], seats: int) -> None:
+    for e in events:
+        assert isinstance(e, Event)
+        assert e.text, "every event has a public text"
+        assert e.seat is None or 0 <= e.seat < seats
+        assert all(0 <= s < seats for s in e.visible_to)
+
+
+def playout(
+    case: Case,
+    game_name: str,
+    seed: int,
+    all_cards: AllCards,
+    resample_hidden: Resampler | None,
+    leak_test: bool,
+) -> tuple[list[str], Outcome]:
+    """One random legal playout with every per-step check; returns the event log and outcome."""
+    game = get_game(game_name)
+    rules = parse_rules(game.Rules, case.rules)
+    assert case.seats in game.seats(rules)
+    rng = random.Random(seed)
+    state = game.initial_state(rules, case.seats, seed)
+    cards0 = Counter(all_cards(state))
+    bound = game.max_decisions(rules, case.seats)
+    log: list[str] = []
+    decisions = 0
+    while True:
+        evs = game.events(state)
+        _check_events(evs, case.seats)
+        log.extend(f"{e.kind}|{e.seat}|{e.text}|{e.private_text}" for e in evs)
+        assert Counter(all_cards(state)) == cards0, "cards are conserved"
+        to_act = game.to_act(state)
+        for seat in range(case.seats):
+            legal = game.legal_actions(state, seat) if seat in to_act else ()
+            if seat in to_act:
+                assert legal, f"seat {seat} must act but has no legal action"
+                codes = [game.encode(a) for a in legal]
+                assert len(set(codes)) == len(codes), "codes are unique"
+                for a, c in zip(legal, codes, strict=True):
+                    assert game.decode(c) == a, f"code {c!r} round-trips"
+            view = game.observation(state, seat)
+            observation_message(game_name, view)  # fits the wire type
+            to_jsonable(view)
+            if leak_test and resample_hidden is not None:
+                other = resample_hidden(state, seat, rng)
+                assert Counter(all_cards(other)) == cards0
+                assert game.observation(other, seat) == view, f"seat {seat} observation leaks"
+        public = game.public_view(state)
+        observation_message(game_name, public)
+        if leak_test and resample_hidden is not None:
+            other = resample_hidden(state, None, rng)
+            assert game.public_view(other) == public, "public view leaks"
+        if not to_act:
+            break
+        assert decisions < bound, f"no end after {bound} decisions"
+        seat = rng.choice(to_act)
+        action = rng.choice(game.legal_actions(state, seat))
+        log.append(f"act|{seat}|{game.encode(action)}")
+        state = game.apply(state, seat, action)
+        decisions += 1
+    outcome = game.outcome(state)
+    assert outcome is not None
+    assert len(outcome.scores) == len(outcome.ranks) == case.seats
+    assert min(outcome.ranks) == 1 and all(1 <= r <= case.seats for r in outcome.ranks)
+    assert game.standings(state) == outcome
+    return log, outcome
+
+
+def check_garbage_codes(game_name: str) -> None:
+    game = get_game(game_name)
+    for junk in ("", "???", "discard ZZ", "\x00" * 5, "play 99999999999999999999", "a" * 10000):
+        with pytest.raises(IllegalAction):
+            game.decode(junk)
