@@ -25,6 +25,7 @@ __all__ = [
     "UnknownGame",
     "chance_rng",
     "describe_rules",
+    "forfeit_outcome",
     "game_names",
     "get_game",
     "parse_rules",
@@ -74,6 +75,21 @@ class Outcome:
             teams=None if teams is None else tuple(teams),
             details=dict(data.get("details") or {}),
         )
+
+
+def forfeit_outcome(standings: Outcome, forfeited: Sequence[int]) -> Outcome:
+    """Standings with the forfeiting seats ranked last (sharing that rank); the other seats
+    keep their order from the standings."""
+    lost = set(forfeited)
+    keep = [s for s in range(len(standings.ranks)) if s not in lost]
+    ranks = list(standings.ranks)
+    for s in keep:
+        ranks[s] = 1 + sum(1 for o in keep if standings.ranks[o] < standings.ranks[s])
+    for s in lost:
+        ranks[s] = len(keep) + 1
+    details = dict(standings.details)
+    details["forfeited"] = sorted(lost)
+    return Outcome(standings.scores, tuple(ranks), standings.teams, details)
 
 
 def ranks_from_scores(scores: Sequence[float], higher_is_better: bool) -> tuple[int, ...]:
@@ -187,7 +203,10 @@ class Game(Protocol[S, A, RulesT]):
 
 # The registry: game name -> module defining ``GAME`` (an engine instance).
 GAME_MODULES: dict[str, str] = {
+    "dingo": "referee.games.dingo",
+    "goninkan": "referee.games.goninkan",
     "gin_rummy": "referee.games.gin_rummy",
+    "golf": "referee.games.golf",
 }
 
 _loaded: dict[str, Game[Any, Any, Any]] = {}

@@ -73,7 +73,9 @@ def _text(value: Any) -> str:
 
 def _convert(name: str, tp: Any, raw: Any) -> Any:
     optional, inner = _is_optional(tp)
-    if optional and (raw is None or (isinstance(raw, str) and raw.strip().lower() in ("none", "off", ""))):
+    if optional and (
+        raw is None or (isinstance(raw, str) and raw.strip().lower() in ("none", "off", ""))
+    ):
         return None
     text = raw.strip() if isinstance(raw, str) else None
     try:
@@ -139,7 +141,8 @@ def parse_rules(rules_cls: type[RulesT], options: Mapping[str, Any] | None = Non
     if unknown:
         raise RulesError(
             f"unknown rule option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
-            f"options are: {', '.join(fields)}" + (", preset" if getattr(rules_cls, "presets", None) else "")
+            f"options are: {', '.join(fields)}"
+            + (", preset" if getattr(rules_cls, "presets", None) else "")
         )
     values.update(options)
     converted = {name: _convert(name, hints[name], raw) for name, raw in values.items()}
@@ -185,7 +188,9 @@ def describe_rules(rules_cls: type[Any]) -> tuple[OptionInfo, ...]:
         _, inner = _is_optional(tp)
         choices = tuple(_text(c) for c in get_args(inner)) if get_origin(inner) is Literal else ()
         default = f.default if f.default is not dataclasses.MISSING else None
-        out.append(OptionInfo(f.name, _type_name(tp), _text(default), choices, f.metadata.get("doc", "")))
+        out.append(
+            OptionInfo(f.name, _type_name(tp), _text(default), choices, f.metadata.get("doc", ""))
+        )
     return tuple(out)
 
 

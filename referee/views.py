@@ -24,7 +24,12 @@ from google.protobuf.message import Message
 from referee.cards import Card
 from referee.v1 import cards_pb2, referee_pb2
 
-_SUIT_NUMBERS = {"C": cards_pb2.CLUBS, "D": cards_pb2.DIAMONDS, "H": cards_pb2.HEARTS, "S": cards_pb2.SPADES}
+_SUIT_NUMBERS = {
+    "C": cards_pb2.CLUBS,
+    "D": cards_pb2.DIAMONDS,
+    "H": cards_pb2.HEARTS,
+    "S": cards_pb2.SPADES,
+}
 
 
 class ViewError(TypeError):

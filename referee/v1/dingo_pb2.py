@@ -25,13 +25,23 @@ _sym_db = _symbol_database.Default()
 from referee.v1 import cards_pb2 as referee_dot_v1_dot_cards__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16referee/v1/dingo.proto\x12\nreferee.v1\x1a\x16referee/v1/cards.proto\" \n\x10\x44ingoObservation\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16referee/v1/dingo.proto\x12\nreferee.v1\x1a\x16referee/v1/cards.proto\"J\n\x0c\x44ingoDiscard\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04step\x18\x02 \x01(\x05\x12\x1e\n\x04\x63\x61rd\x18\x03 \x01(\x0b\x32\x10.referee.v1.Card\"]\n\tDingoPass\x12\x0c\n\x04step\x18\x01 \x01(\x05\x12\x11\n\tfrom_seat\x18\x02 \x01(\x05\x12\x0f\n\x07to_seat\x18\x03 \x01(\x05\x12\x1e\n\x04\x63\x61rd\x18\x04 \x01(\x0b\x32\x10.referee.v1.Card\"9\n\tDingoPlay\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x1e\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x10.referee.v1.Card\"\xcc\x01\n\tDingoHunt\x12\x0c\n\x04rank\x18\x01 \x01(\x05\x12 \n\x06rabbit\x18\x02 \x01(\x0b\x32\x10.referee.v1.Card\x12\x12\n\ndingo_seat\x18\x03 \x01(\x05\x12\x1f\n\x05\x64ingo\x18\x04 \x01(\x0b\x32\x10.referee.v1.Card\x12%\n\x06wolves\x18\x05 \x03(\x0b\x32\x15.referee.v1.DingoPlay\x12\x0e\n\x06passed\x18\x06 \x03(\x05\x12\x13\n\x0brabbit_seat\x18\x07 \x01(\x05\x12\x0e\n\x06result\x18\x08 \x01(\t\"F\n\x0f\x44ingoDealScores\x12\x13\n\x0b\x64\x65\x61l_number\x18\x01 \x01(\x05\x12\x0e\n\x06\x64\x65\x61ler\x18\x02 \x01(\x05\x12\x0e\n\x06scores\x18\x03 \x03(\x05\"\xd7\x04\n\x10\x44ingoObservation\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x13\n\x0b\x64\x65\x61l_number\x18\x02 \x01(\x05\x12\r\n\x05\x64\x65\x61ls\x18\x03 \x01(\x05\x12\x19\n\x0ctarget_score\x18\x04 \x01(\x05H\x00\x88\x01\x01\x12\x0e\n\x06\x64\x65\x61ler\x18\x05 \x01(\x05\x12\r\n\x05phase\x18\x06 \x01(\t\x12\x0c\n\x04step\x18\x07 \x01(\x05\x12\x11\n\thunt_rank\x18\x08 \x01(\x05\x12\x1e\n\x04hand\x18\t \x03(\x0b\x32\x10.referee.v1.Card\x12\x12\n\nhand_sizes\x18\n \x03(\x05\x12#\n\thunt_deck\x18\x0b \x03(\x0b\x32\x10.referee.v1.Card\x12*\n\x08\x64iscards\x18\x0c \x03(\x0b\x32\x18.referee.v1.DingoDiscard\x12%\n\x06passes\x18\r \x03(\x0b\x32\x15.referee.v1.DingoPass\x12$\n\x05hunts\x18\x0e \x03(\x0b\x32\x15.referee.v1.DingoHunt\x12\x1f\n\x05table\x18\x0f \x03(\x0b\x32\x10.referee.v1.Card\x12,\n\rscoring_piles\x18\x10 \x03(\x0b\x32\x15.referee.v1.CardGroup\x12,\n\rpenalty_piles\x18\x11 \x03(\x0b\x32\x15.referee.v1.CardGroup\x12\x13\n\x0b\x64\x65\x61l_scores\x18\x12 \x03(\x05\x12\x0e\n\x06totals\x18\x13 \x03(\x05\x12\x31\n\x0c\x64\x65\x61l_history\x18\x14 \x03(\x0b\x32\x1b.referee.v1.DingoDealScoresB\x0f\n\r_target_scoreb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'referee.v1.dingo_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_DINGOOBSERVATION']._serialized_start=62
-  _globals['_DINGOOBSERVATION']._serialized_end=94
+  _globals['_DINGODISCARD']._serialized_start=62
+  _globals['_DINGODISCARD']._serialized_end=136
+  _globals['_DINGOPASS']._serialized_start=138
+  _globals['_DINGOPASS']._serialized_end=231
+  _globals['_DINGOPLAY']._serialized_start=233
+  _globals['_DINGOPLAY']._serialized_end=290
+  _globals['_DINGOHUNT']._serialized_start=293
+  _globals['_DINGOHUNT']._serialized_end=497
+  _globals['_DINGODEALSCORES']._serialized_start=499
+  _globals['_DINGODEALSCORES']._serialized_end=569
+  _globals['_DINGOOBSERVATION']._serialized_start=572
+  _globals['_DINGOOBSERVATION']._serialized_end=1171
 # @@protoc_insertion_point(module_scope)

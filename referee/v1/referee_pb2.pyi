@@ -39,22 +39,22 @@ class Action(_message.Message):
     def __init__(self, request_id: _Optional[int] = ..., code: _Optional[str] = ...) -> None: ...
 
 class RefereeMessage(_message.Message):
-    __slots__ = ("welcome", "match_start", "turn", "event", "action_result", "match_over", "error")
+    __slots__ = ("welcome", "match_start", "turn", "events", "action_result", "match_over", "error")
     WELCOME_FIELD_NUMBER: _ClassVar[int]
     MATCH_START_FIELD_NUMBER: _ClassVar[int]
     TURN_FIELD_NUMBER: _ClassVar[int]
-    EVENT_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
     ACTION_RESULT_FIELD_NUMBER: _ClassVar[int]
     MATCH_OVER_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
     welcome: Welcome
     match_start: MatchStart
     turn: Turn
-    event: EventNotice
+    events: Events
     action_result: ActionResult
     match_over: MatchOver
     error: Error
-    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_start: _Optional[_Union[MatchStart, _Mapping]] = ..., turn: _Optional[_Union[Turn, _Mapping]] = ..., event: _Optional[_Union[EventNotice, _Mapping]] = ..., action_result: _Optional[_Union[ActionResult, _Mapping]] = ..., match_over: _Optional[_Union[MatchOver, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ...) -> None: ...
+    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_start: _Optional[_Union[MatchStart, _Mapping]] = ..., turn: _Optional[_Union[Turn, _Mapping]] = ..., events: _Optional[_Union[Events, _Mapping]] = ..., action_result: _Optional[_Union[ActionResult, _Mapping]] = ..., match_over: _Optional[_Union[MatchOver, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ...) -> None: ...
 
 class Welcome(_message.Message):
     __slots__ = ("player", "protocol")
@@ -133,6 +133,12 @@ class Observation(_message.Message):
     goninkan: _goninkan_pb2.GoninkanObservation
     def __init__(self, gin_rummy: _Optional[_Union[_gin_rummy_pb2.GinRummyObservation, _Mapping]] = ..., golf: _Optional[_Union[_golf_pb2.GolfObservation, _Mapping]] = ..., golf_solitaire: _Optional[_Union[_golf_solitaire_pb2.GolfSolitaireObservation, _Mapping]] = ..., dingo: _Optional[_Union[_dingo_pb2.DingoObservation, _Mapping]] = ..., goninkan: _Optional[_Union[_goninkan_pb2.GoninkanObservation, _Mapping]] = ...) -> None: ...
 
+class Events(_message.Message):
+    __slots__ = ("events",)
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[EventNotice]
+    def __init__(self, events: _Optional[_Iterable[_Union[EventNotice, _Mapping]]] = ...) -> None: ...
+
 class EventNotice(_message.Message):
     __slots__ = ("match_id", "kind", "text", "seat", "hand")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
@@ -208,18 +214,18 @@ class WatchRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., delay_seconds: _Optional[float] = ...) -> None: ...
 
 class WatchMessage(_message.Message):
-    __slots__ = ("match_id", "event", "view", "match_over", "match_start")
+    __slots__ = ("match_id", "events", "view", "match_over", "match_start")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
-    EVENT_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
     MATCH_OVER_FIELD_NUMBER: _ClassVar[int]
     MATCH_START_FIELD_NUMBER: _ClassVar[int]
     match_id: str
-    event: EventNotice
+    events: _containers.RepeatedCompositeFieldContainer[EventNotice]
     view: Observation
     match_over: MatchOver
     match_start: MatchStart
-    def __init__(self, match_id: _Optional[str] = ..., event: _Optional[_Union[EventNotice, _Mapping]] = ..., view: _Optional[_Union[Observation, _Mapping]] = ..., match_over: _Optional[_Union[MatchOver, _Mapping]] = ..., match_start: _Optional[_Union[MatchStart, _Mapping]] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., events: _Optional[_Iterable[_Union[EventNotice, _Mapping]]] = ..., view: _Optional[_Union[Observation, _Mapping]] = ..., match_over: _Optional[_Union[MatchOver, _Mapping]] = ..., match_start: _Optional[_Union[MatchStart, _Mapping]] = ...) -> None: ...
 
 class ListGamesRequest(_message.Message):
     __slots__ = ()

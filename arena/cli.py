@@ -1,0 +1,468 @@
+"""The ``arena`` command line: bots, tournaments, leaderboards, matches, replays, the
+referee server and the demo."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import os
+import secrets
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from arena import runner
+from arena.leaderboard import leaderboard
+from arena.schedule import ScheduleError
+from arena.store import Store, StoreError
+from arena.viewer import replay_show
+from referee.game import RulesError, UnknownGame, game_names, get_game
+from referee.match import MatchConfigError
+from referee.replay import ReplayError, parse_replay, verify_replay
+from referee.rules import describe_rules, parse_option_strings
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+bots_app = typer.Typer(no_args_is_help=True, help="Register and list bots (entrants).")
+tournament_app = typer.Typer(no_args_is_help=True, help="Run and resume round-robin tournaments.")
+matches_app = typer.Typer(no_args_is_help=True, help="List stored matches.")
+replay_app = typer.Typer(no_args_is_help=True, help="Show, export and verify match replays.")
+app.add_typer(bots_app, name="bots")
+app.add_typer(tournament_app, name="tournament")
+app.add_typer(matches_app, name="matches")
+app.add_typer(replay_app, name="replay")
+
+console = Console()
+err = Console(stderr=True)
+
+DbOption = Annotated[Path, typer.Option("--db", envvar="ARENA_DB", help="SQLite database file.")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+RulesOption = Annotated[
+    list[str] | None,
+    typer.Option("--rules", help="Rule option key=value (repeat, or several separated by spaces)."),
+]
+DEFAULT_DB = Path("arena.db")
+USER_ERRORS = (StoreError, RulesError, UnknownGame, ScheduleError, runner.TournamentError,
+               MatchConfigError, ReplayError)
+
+
+def _fail(message: str) -> typer.Exit:
+    err.print(f"[bold red]error:[/] {message}")
+    return typer.Exit(2)
+
+
+def _open(db: Path) -> Store:
+    try:
+        return Store(db)
+    except StoreError as exc:
+        raise _fail(str(exc)) from exc
+
+
+def _rules(pairs: list[str] | None) -> dict[str, str]:
+    items = [item for pair in pairs or [] for item in pair.split()]
+    return parse_option_strings(items)
+
+
+def _print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
+
+
+# ---- bots ---------------------------------------------------------------------
+
+
+@bots_app.command("add", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def bots_add(
+    ctx: typer.Context,
+    name: str,
+    game: Annotated[list[str], typer.Option("--game", help="A game the bot plays (repeat); '*' for any.")],
+    cwd: Annotated[Path | None, typer.Option(help="Directory the bot runs in (default: here).")] = None,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Register a bot: arena bots add NAME --game G -- COMMAND..."""
+    command = list(ctx.args)
+    store = _open(db)
+    for g in game:
+        if g != "*" and g not in game_names():
+            raise _fail(f"unknown game {g!r}; games: {', '.join(game_names())}")
+    try:
+        entrant = store.add_entrant(name, game, command, str((cwd or Path.cwd()).resolve()))
+    except StoreError as exc:
+        raise _fail(str(exc)) from exc
+    console.print(f"added bot [bold]{entrant.name}[/] for {', '.join(entrant.games)}: {' '.join(entrant.command)}")
+
+
+@bots_app.command("list")
+def bots_list(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
+    """List registered bots."""
+    entrants = _open(db).entrants()
+    if as_json:
+        _print_json([{"name": e.name, "games": list(e.games), "command": list(e.command), "cwd": e.cwd,
+                      "created": e.created} for e in entrants])
+        return
+    table = Table("name", "games", "command", "cwd")
+    for e in entrants:
+        table.add_row(e.name, ", ".join(e.games), " ".join(e.command), e.cwd)
+    console.print(table)
+
+
+# ---- tournaments -----------------------------------------------------------------
+
+
+def _run(store: Store, tournament_id: int, quiet: bool = False) -> runner.RunSummary:
+    record = store.tournament(tournament_id)
+    columns = (TextColumn(f"tournament {tournament_id} · {record.game}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn(), TextColumn("{task.fields[last]}"))
+    with Progress(*columns, console=err, disable=quiet) as progress:
+        task = progress.add_task("matches", total=record.total_matches, last="")
+
+        def on_progress(p: runner.Progress) -> None:
+            last = ""
+            if p.result is not None and p.plan is not None:
+                winners = [n for n, r in zip(p.plan.lineup, p.result.outcome.ranks, strict=True) if r == 1]
+                last = f"{p.result.spec.match_id}: {'/'.join(winners)} first" + (
+                    f" ({p.result.reason})" if p.result.reason != "finished" else "")
+            progress.update(task, completed=p.done, last=last)
+
+        try:
+            summary = asyncio.run(runner.run_tournament(store, tournament_id, on_progress))
+        except KeyboardInterrupt:
+            err.print(f"interrupted: resume with [bold]arena tournament resume {tournament_id}[/]")
+            raise typer.Exit(130) from None
+    for problem in summary.errors:
+        err.print(f"[yellow]match error:[/] {problem}")
+    return summary
+
+
+@tournament_app.command("run")
+def tournament_run(
+    game: Annotated[str, typer.Option(help="Game name (see 'arena games').")],
+    bots: Annotated[str, typer.Option(help="Comma-separated bot names.")],
+    rounds: Annotated[int, typer.Option(help="Repetitions of the whole round robin.")] = 1,
+    concurrency: Annotated[int, typer.Option(help="Matches played at once.")] = 2,
+    seed: Annotated[int, typer.Option(help="Seed of the deals.")] = 1,
+    seats: Annotated[int | None, typer.Option(help="Seats per match (default: the game's minimum).")] = None,
+    rules: RulesOption = None,
+    move_seconds: Annotated[float, typer.Option(help="Time per decision.")] = 5.0,
+    time_bank: Annotated[float, typer.Option(help="Extra seconds per bot per match.")] = 0.0,
+    fault_policy: Annotated[str, typer.Option(help="forfeit | default")] = "forfeit",
+    max_strikes: Annotated[int, typer.Option(help="Strikes before a forfeit under 'default'.")] = 3,
+    db: DbOption = DEFAULT_DB,
+    as_json: JsonOption = False,
+) -> None:
+    """Run a round-robin tournament and print its leaderboard."""
+    store = _open(db)
+    settings = {"move_seconds": move_seconds, "time_bank_seconds": time_bank, "fault_policy": fault_policy,
+                "max_strikes": max_strikes}
+    try:
+        record = runner.create_tournament(
+            store, game, [b.strip() for b in bots.split(",") if b.strip()], _rules(rules), rounds, seed,
+            concurrency, seats, settings,
+        )
+    except USER_ERRORS as exc:
+        raise _fail(str(exc)) from exc
+    summary = _run(store, record.id, quiet=as_json)
+    _show_leaderboard(store, record.game, record.rules_key, as_json, summary)
+
+
+@tournament_app.command("resume")
+def tournament_resume(tournament_id: int, db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
+    """Finish a tournament that was stopped: finished matches are not played again."""
+    store = _open(db)
+    try:
+        record = store.tournament(tournament_id)
+    except StoreError as exc:
+        raise _fail(str(exc)) from exc
+    summary = _run(store, tournament_id, quiet=as_json)
+    _show_leaderboard(store, record.game, record.rules_key, as_json, summary)
+
+
+@tournament_app.command("list")
+def tournament_list(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
+    """List tournaments and how far they got."""
+    store = _open(db)
+    records = store.tournaments()
+    done = {r.id: len(store.finished_indexes(r.id)) for r in records}
+    if as_json:
+        _print_json([{**r.__dict__, "bots": list(r.bots), "matches_done": done[r.id]} for r in records])
+        return
+    table = Table("id", "game", "rules", "bots", "seats", "matches", "status", "created")
+    for r in records:
+        table.add_row(str(r.id), r.game, r.rules_key, ", ".join(r.bots), str(r.seats),
+                      f"{done[r.id]}/{r.total_matches}", r.status, r.created)
+    console.print(table)
+
+
+# ---- leaderboard, matches ---------------------------------------------------------
+
+
+def _show_leaderboard(store: Store, game: str, key: str, as_json: bool,
+                      summary: runner.RunSummary | None = None) -> None:
+    rows = leaderboard(store, game, key)
+    if as_json:
+        out: dict[str, Any] = {"game": game, "rules": key, "leaderboard": [r.to_json() for r in rows]}
+        if summary is not None:
+            out["tournament"] = summary.tournament.id
+            out["played"] = summary.played
+            out["errors"] = list(summary.errors)
+        _print_json(out)
+        return
+    table = Table("#", "bot", "mu", "sigma", "mu-3σ", "games", "wins", "mean score ± 95% CI", "faults",
+                  title=f"{game} · rules: {key}")
+    for r in rows:
+        table.add_row(str(r.rank), r.entrant, f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.conservative:.2f}",
+                      str(r.games), str(r.wins), f"{r.mean_score:.1f} ± {r.score_ci95:.1f}",
+                      f"{r.faults}" + (f" ({r.forfeits} forfeits)" if r.forfeits else ""))
+    console.print(table)
+    if summary is not None:
+        console.print(f"tournament {summary.tournament.id}: {summary.played} matches played in "
+                      f"{summary.seconds:.1f}s, status {summary.tournament.status}")
+
+
+@app.command("leaderboard")
+def leaderboard_cmd(
+    game: Annotated[str, typer.Option(help="Game name.")],
+    rules: RulesOption = None,
+    db: DbOption = DEFAULT_DB,
+    as_json: JsonOption = False,
+) -> None:
+    """Ratings per game and rule set (every rule set played, unless --rules picks one)."""
+    store = _open(db)
+    try:
+        engine = get_game(game)
+        keys = store.rules_keys(game)
+        if rules:
+            from referee.game import parse_rules
+
+            keys = [runner.rules_key(game, parse_rules(engine.Rules, _rules(rules)))]
+    except USER_ERRORS as exc:
+        raise _fail(str(exc)) from exc
+    if not keys:
+        raise _fail(f"no {game} matches stored in {db} yet")
+    for key in keys:
+        _show_leaderboard(store, game, key, as_json)
+
+
+@matches_app.command("list")
+def matches_list(
+    game: Annotated[str | None, typer.Option(help="Only this game.")] = None,
+    tournament: Annotated[int | None, typer.Option(help="Only this tournament.")] = None,
+    bot: Annotated[str | None, typer.Option(help="Only matches this bot played.")] = None,
+    limit: Annotated[int | None, typer.Option(help="At most this many.")] = None,
+    db: DbOption = DEFAULT_DB,
+    as_json: JsonOption = False,
+) -> None:
+    """List stored matches."""
+    rows = _open(db).matches(game, tournament, bot, limit)
+    if as_json:
+        _print_json(rows)
+        return
+    table = Table("match", "game", "rules", "seats: bot (rank, score)", "reason", "decisions", "finished")
+    for m in rows:
+        out = m["outcome"]
+        seats = ", ".join(f"{n} ({r}, {s:g})" for n, r, s in zip(m["entrants"], out["ranks"], out["scores"], strict=True))
+        table.add_row(m["id"], m["game"], m["rules_key"], seats, m["reason"], str(m["decisions"]), m["finished"])
+    console.print(table)
+
+
+# ---- replays ---------------------------------------------------------------------------
+
+
+def _replay_text(db: Path, match_id: str | None, file: Path | None) -> str:
+    if file is not None:
+        try:
+            return file.read_text()
+        except OSError as exc:
+            raise _fail(f"cannot read {file}: {exc}") from exc
+    if match_id is None:
+        raise _fail("give a MATCH_ID or --file")
+    try:
+        return _open(db).replay_text(match_id)
+    except StoreError as exc:
+        raise _fail(str(exc)) from exc
+
+
+@replay_app.command("show")
+def replay_show_cmd(
+    match_id: Annotated[str | None, typer.Argument()] = None,
+    file: Annotated[Path | None, typer.Option(help="A replay .jsonl file instead of a stored match.")] = None,
+    seat: Annotated[str, typer.Option(help="Whose view: a seat number, or 'all' for every hand.")] = "all",
+    step: Annotated[bool | None, typer.Option(help="Step with the keyboard (default: when interactive).")] = None,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Step through a match in the terminal, from one seat's point of view or all hands."""
+    text = _replay_text(db, match_id, file)
+    try:
+        replay = parse_replay(text)
+        replay_show(replay, seat, console, interactive=sys.stdin.isatty() if step is None else step)
+    except (ReplayError, ValueError) as exc:
+        raise _fail(str(exc)) from exc
+
+
+@replay_app.command("export")
+def replay_export(
+    match_id: str,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="File to write (default: stdout).")] = None,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Write a stored replay as JSON Lines."""
+    text = _replay_text(db, match_id, None)
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text)
+        err.print(f"wrote {output}")
+
+
+@replay_app.command("verify")
+def replay_verify(
+    match_ids: Annotated[list[str] | None, typer.Argument(help="Stored matches (default: all).")] = None,
+    file: Annotated[Path | None, typer.Option(help="Verify a replay file instead.")] = None,
+    db: DbOption = DEFAULT_DB,
+    as_json: JsonOption = False,
+) -> None:
+    """Re-simulate replays from their headers and decisions; report any mismatch."""
+    targets: list[tuple[str, str]]
+    if file is not None:
+        targets = [(str(file), _replay_text(db, None, file))]
+    else:
+        store = _open(db)
+        ids = list(match_ids or store.replay_ids())
+        targets = []
+        for mid in ids:
+            try:
+                targets.append((mid, store.replay_text(mid)))
+            except StoreError as exc:
+                targets.append((mid, f"<{exc}>"))
+    bad = 0
+    report = []
+    for name, text in targets:
+        try:
+            result = verify_replay(parse_replay(text))
+            problems = list(result.mismatches)
+        except ReplayError as exc:
+            problems = [f"corrupt replay: {exc}"]
+        bad += bool(problems)
+        report.append({"match": name, "ok": not problems, "problems": problems})
+        if not as_json:
+            if problems:
+                console.print(f"[red]MISMATCH[/] {name}")
+                for p in problems:
+                    console.print(f"  {p}")
+            else:
+                console.print(f"[green]ok[/] {name}")
+    if as_json:
+        _print_json(report)
+    else:
+        console.print(f"{len(targets) - bad} of {len(targets)} replays verified")
+    if bad:
+        raise typer.Exit(1)
+
+
+# ---- games, serve, demo -------------------------------------------------------------
+
+
+@app.command("games")
+def games_cmd(as_json: JsonOption = False) -> None:
+    """List the games and their rule options."""
+    data = []
+    for name in game_names():
+        engine = get_game(name)
+        allowed = engine.seats(engine.Rules())
+        data.append({"name": name, "version": engine.version, "seats": [allowed.start, allowed.stop - 1],
+                     "options": [dataclasses.asdict(o) for o in describe_rules(engine.Rules)],
+                     "presets": sorted(getattr(engine.Rules, "presets", {}))})
+    if as_json:
+        _print_json(data)
+        return
+    for g in data:
+        console.print(f"[bold]{g['name']}[/] (version {g['version']}, seats {g['seats'][0]}-{g['seats'][1]})"
+                      + (f", presets: {', '.join(g['presets'])}" if g["presets"] else ""))
+        for o in g["options"]:
+            choices = f" [{' | '.join(o['choices'])}]" if o["choices"] else ""
+            console.print(f"  {o['name']}={o['default']}{choices}  {o['doc']}")
+
+
+@app.command("serve")
+def serve(
+    port: Annotated[int, typer.Option(help="TCP port (0: any free port).")] = 50051,
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    unix: Annotated[Path | None, typer.Option(help="Also listen on this Unix socket.")] = None,
+    admin_token: Annotated[str | None, typer.Option(envvar="ARENA_ADMIN_TOKEN",
+                                                    help="Token for admin RPCs (default: random, printed).")] = None,
+) -> None:
+    """Run the referee alone, for bots and tools that connect from elsewhere."""
+    from referee.service import RefereeCore, start_server
+
+    token = admin_token or secrets.token_urlsafe(18)
+    addresses = [f"{host}:{port}"] + ([f"unix:{unix}"] if unix else [])
+
+    async def main() -> None:
+        server = await start_server(RefereeCore(), addresses, admin_token=token)
+        console.print(f"referee listening on {', '.join(addresses)}")
+        console.print(f"admin token (metadata x-admin-token): {token}")
+        await server.wait_for_termination()
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        pass
+
+
+SAMPLE_BOTS = {
+    "random": ("*", "sample_bots.random_bot"),
+    "gin_strategy": ("gin_rummy", "sample_bots.gin_strategy"),
+}
+
+
+def ensure_sample_bots(store: Store) -> list[str]:
+    """Register the sample bots (run with this Python) unless bots of those names exist."""
+    existing = {e.name for e in store.entrants()}
+    root = str(Path(__file__).resolve().parent.parent)
+    for name, (game, module) in SAMPLE_BOTS.items():
+        if name not in existing:
+            store.add_entrant(name, [game], [sys.executable, "-m", module], root)
+    return list(SAMPLE_BOTS)
+
+
+@app.command("demo")
+def demo(
+    rounds: Annotated[int, typer.Option(help="Repetitions of the round robin.")] = 3,
+    concurrency: Annotated[int, typer.Option(help="Matches at once.")] = 2,
+    seed: Annotated[int, typer.Option(help="Seed of the deals.")] = 2026,
+    replays: Annotated[Path, typer.Option(help="Folder the demo's replays are exported to.")] = Path("replays"),
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """The main job on defaults: the sample bots play a Gin Rummy round robin."""
+    store = _open(db)
+    bots = ensure_sample_bots(store)
+    gin_bots = [b for b in bots if store.entrant(b).plays("gin_rummy")]
+    record = runner.create_tournament(store, "gin_rummy", gin_bots, {}, rounds, seed, concurrency, None,
+                                      {"move_seconds": 5.0, "time_bank_seconds": 0.0, "fault_policy": "forfeit",
+                                       "max_strikes": 3})
+    summary = _run(store, record.id)
+    _show_leaderboard(store, record.game, record.rules_key, False, summary)
+    folder = replays / f"tournament-{record.id}"
+    folder.mkdir(parents=True, exist_ok=True)
+    count = 0
+    for m in store.matches(tournament_id=record.id):
+        (folder / f"{m['id']}.jsonl").write_text(store.replay_text(m["id"]))
+        count += 1
+    console.print(f"{count} replays stored in {db} and exported to {folder}/")
+    first = store.matches(tournament_id=record.id, limit=1)
+    if first:
+        console.print(f"watch one: arena replay show {first[0]['id']} --seat 0    "
+                      f"check them all: arena replay verify")
+
+
+def main() -> None:
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    app()
+
+
+if __name__ == "__main__":
+    main()

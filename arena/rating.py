@@ -1,0 +1,72 @@
+"""TrueSkill ratings, as a pure function of match results taken in schedule order.
+
+Two seats are rated 1v1, more seats as a free-for-all by rank, and games played
+in fixed teams (``Outcome.teams``) as team matches. When one entrant fills
+several seats of a match (fewer entrants than seats), its seats count as one
+player ranked by their mean rank. Because the result depends only on the ordered
+results, a resumed tournament ends with exactly the ratings of an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import trueskill
+
+ENV = trueskill.TrueSkill(draw_probability=0.10)
+
+
+@dataclass(frozen=True)
+class RatingState:
+    current: dict[str, tuple[float, float, int]]  # entrant -> (mu, sigma, rated matches)
+    history: list[tuple[int, str, str, float, float]]  # (seq, match_id, entrant, mu, sigma)
+
+
+def _groups(seats: Sequence[Mapping[str, Any]]) -> tuple[list[tuple[str, ...]], list[float]] | None:
+    """The rating groups of one match and their ranks, or None if it cannot be rated."""
+    if any(s.get("team") is not None for s in seats):
+        teams: dict[int, list[Mapping[str, Any]]] = defaultdict(list)
+        for s in seats:
+            teams[int(s["team"])].append(s)
+        groups = [tuple(dict.fromkeys(s["entrant"] for s in members)) for _, members in sorted(teams.items())]
+        flat = [name for g in groups for name in g]
+        if len(flat) != len(set(flat)) or len(groups) < 2:
+            return None  # one entrant on both sides: nothing to learn
+        ranks = [float(min(s["rank"] for s in members)) for _, members in sorted(teams.items())]
+        return groups, ranks
+    by_entrant: dict[str, list[int]] = defaultdict(list)
+    for s in seats:
+        by_entrant[s["entrant"]].append(int(s["rank"]))
+    if len(by_entrant) < 2:
+        return None
+    names = list(by_entrant)
+    return [(n,) for n in names], [sum(by_entrant[n]) / len(by_entrant[n]) for n in names]
+
+
+def compute_ratings(matches: Sequence[tuple[str, Sequence[Mapping[str, Any]]]]) -> RatingState:
+    """Ratings after every match, given (match id, per-seat rows with entrant, rank and
+    team) in schedule order."""
+    ratings: dict[str, trueskill.Rating] = {}
+    games: dict[str, int] = defaultdict(int)
+    history: list[tuple[int, str, str, float, float]] = []
+    for seq, (match_id, seats) in enumerate(matches):
+        grouped = _groups(seats)
+        if grouped is None:
+            continue
+        groups, ranks = grouped
+        rating_groups = [tuple(ratings.get(n, ENV.create_rating()) for n in g) for g in groups]
+        rated = ENV.rate(rating_groups, ranks=ranks)
+        for names, new in zip(groups, rated, strict=True):
+            for name, rating in zip(names, new, strict=True):
+                ratings[name] = rating
+                games[name] += 1
+                history.append((seq, match_id, name, rating.mu, rating.sigma))
+    current = {n: (r.mu, r.sigma, games[n]) for n, r in ratings.items()}
+    return RatingState(current, history)
+
+
+def conservative(mu: float, sigma: float) -> float:
+    return mu - 3 * sigma

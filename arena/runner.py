@@ -1,0 +1,269 @@
+"""Runs a tournament: launches bot processes once and reuses them, plays the scheduled
+matches concurrently through an in-process referee, and stores each match as it finishes.
+
+Bots connect to the referee over a Unix socket in a private temporary directory.
+Each bot process gets its own player token (ARENA_TOKEN) and the referee seats it
+in one match after another. A process that dies faults only the match it was in;
+the next match that needs its entrant launches a fresh one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.rating import compute_ratings
+from arena.schedule import MatchPlan, round_robin
+from arena.store import Entrant, Store, TournamentRecord
+from referee.game import get_game, parse_rules
+from referee.match import MatchConfig, MatchResult
+from referee.replay import now_iso
+from referee.rules import rules_to_dict
+from referee.service import RefereeCore, RefereeError, start_server
+
+# What a bot process inherits: nothing secret, just enough to run interpreters.
+_ENV_PASSTHROUGH = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "SYSTEMROOT")
+STOP_GRACE_SECONDS = 3.0
+
+
+class TournamentError(ValueError):
+    """A tournament that cannot be run as asked."""
+
+
+def rules_key(game: str, rules: Any) -> str:
+    """A short canonical name for a rule set: "default" or the options that differ from it."""
+    defaults = rules_to_dict(get_game(game).Rules())
+    current = rules_to_dict(rules)
+    changed = [f"{k}={current[k]}" for k in sorted(current) if current[k] != defaults[k]]
+    return ",".join(changed) or "default"
+
+
+@dataclass(eq=False)
+class BotProcess:
+    entrant: Entrant
+    token: str
+    process: asyncio.subprocess.Process
+    stderr_path: Path
+    alive: bool = True
+    busy: bool = False
+
+
+@dataclass
+class BotPool:
+    """Long-lived bot processes per entrant, handed out one match at a time."""
+
+    core: RefereeCore
+    address: str
+    workdir: Path
+    seed: int
+    processes: dict[str, list[BotProcess]] = field(default_factory=lambda: defaultdict(list))
+    closing: bool = False
+    _watchers: list[asyncio.Task[None]] = field(default_factory=list)
+
+    async def acquire(self, entrant: Entrant) -> BotProcess:
+        for bot in self.processes[entrant.name]:
+            if bot.alive and not bot.busy:
+                bot.busy = True
+                return bot
+        bot = await self._launch(entrant)
+        bot.busy = True
+        return bot
+
+    def release(self, bot: BotProcess) -> None:
+        bot.busy = False
+
+    async def _launch(self, entrant: Entrant) -> BotProcess:
+        index = len(self.processes[entrant.name])
+        token = self.core.issue_player_token(entrant.name)
+        env = {k: os.environ[k] for k in _ENV_PASSTHROUGH if k in os.environ}
+        env.update(
+            ARENA_TARGET=self.address,
+            ARENA_TOKEN=token,
+            ARENA_BOT_SEED=f"{self.seed}-{entrant.name}-{index}",
+            PYTHONUNBUFFERED="1",
+        )
+        stderr_path = self.workdir / f"{entrant.name}-{index}.stderr"
+        with open(stderr_path, "wb") as stderr:
+            try:
+                process = await asyncio.create_subprocess_exec(
+                    *entrant.command, cwd=entrant.cwd or None, env=env,
+                    stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+                    stderr=stderr, start_new_session=True,
+                )
+            except OSError as exc:
+                self.core.retire_player(token)
+                raise TournamentError(f"cannot start bot {entrant.name!r} ({' '.join(entrant.command)}): {exc}") from exc
+        bot = BotProcess(entrant, token, process, stderr_path)
+        self.processes[entrant.name].append(bot)
+        self._watchers.append(asyncio.get_running_loop().create_task(self._watch(bot)))
+        return bot
+
+    async def _watch(self, bot: BotProcess) -> None:
+        code = await bot.process.wait()
+        bot.alive = False
+        if not self.closing:
+            tail = _tail(bot.stderr_path)
+            self.core.player_gone(bot.token, f"bot process exited with code {code}" + (f": {tail}" if tail else ""))
+
+    async def close(self) -> None:
+        """Close every stream (bots exit by themselves), then stop stragglers."""
+        self.closing = True
+        bots = [b for group in self.processes.values() for b in group]
+        for bot in bots:
+            self.core.retire_player(bot.token)
+        deadline = time.monotonic() + STOP_GRACE_SECONDS
+        for bot in bots:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(bot.process.wait(), max(0.01, deadline - time.monotonic()))
+            if bot.process.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(bot.process.pid, signal.SIGKILL)
+                await bot.process.wait()
+        for watcher in self._watchers:
+            watcher.cancel()
+
+
+def _tail(path: Path, limit: int = 300) -> str:
+    try:
+        data = path.read_bytes()[-limit:]
+    except OSError:
+        return ""
+    lines = data.decode(errors="replace").strip().splitlines()
+    return lines[-1] if lines else ""
+
+
+@dataclass(frozen=True)
+class Progress:
+    done: int
+    total: int
+    plan: MatchPlan | None
+    result: MatchResult | None
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+def settings_config(settings: dict[str, Any]) -> MatchConfig:
+    return MatchConfig(
+        move_seconds=float(settings.get("move_seconds", 5.0)),
+        time_bank_seconds=float(settings.get("time_bank_seconds", 0.0)),
+        fault_policy=settings.get("fault_policy", "forfeit"),
+        max_strikes=int(settings.get("max_strikes", 3)),
+    )
+
+
+def create_tournament(
+    store: Store, game: str, bots: Sequence[str], rules: dict[str, str], rounds: int, seed: int,
+    concurrency: int, seats: int | None, settings: dict[str, Any],
+) -> TournamentRecord:
+    """Validate and record a new tournament (nothing is played yet)."""
+    engine = get_game(game)
+    parsed = parse_rules(engine.Rules, rules)
+    allowed = engine.seats(parsed)
+    seats = seats if seats is not None else allowed.start
+    if seats not in allowed:
+        raise TournamentError(f"{game} with these rules seats {allowed.start}-{allowed.stop - 1} players, not {seats}")
+    if concurrency < 1:
+        raise TournamentError("concurrency must be at least 1")
+    entrants = [store.entrant(name) for name in bots]
+    for entrant in entrants:
+        if not entrant.plays(game):
+            raise TournamentError(f"bot {entrant.name!r} declares {', '.join(entrant.games)}, not {game}")
+    settings_config(settings)  # validates
+    plans = round_robin(list(bots), seats, rounds, seed)
+    return store.create_tournament(
+        game, rules_to_dict(parsed), rules_key(game, parsed), list(bots), seats, rounds, seed,
+        concurrency, settings, len(plans),
+    )
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    tournament: TournamentRecord
+    played: int
+    skipped: int
+    errors: tuple[str, ...]
+    seconds: float
+
+
+async def run_tournament(store: Store, tournament_id: int, on_progress: ProgressCallback | None = None) -> RunSummary:
+    """Play every scheduled match of a tournament that is not stored yet, then rate."""
+    record = store.tournament(tournament_id)
+    engine = get_game(record.game)
+    rules = parse_rules(engine.Rules, record.rules)
+    config = settings_config(record.settings)
+    plans = round_robin(list(record.bots), record.seats, record.rounds, record.seed)
+    finished = store.finished_indexes(tournament_id)
+    todo = [p for p in plans if p.idx not in finished]
+    entrants = {name: store.entrant(name) for name in record.bots}
+    store.set_tournament_status(tournament_id, "running")
+    started = time.monotonic()
+    errors: list[str] = []
+    done = len(finished)
+    if on_progress:
+        on_progress(Progress(done, len(plans), None, None))
+
+    core = RefereeCore()
+    with tempfile.TemporaryDirectory(prefix="arena-") as tmp:
+        address = f"unix:{tmp}/referee.sock"
+        server = await start_server(core, [address])
+        pool = BotPool(core, address, Path(tmp), record.seed)
+        semaphore = asyncio.Semaphore(record.concurrency)
+
+        async def play(plan: MatchPlan) -> None:
+            nonlocal done
+            async with semaphore:
+                bots = [await pool.acquire(entrants[name]) for name in plan.lineup]
+                began, clock = now_iso(), time.monotonic()
+                try:
+                    runtime, _ = core.create_match(
+                        record.game, rules, record.seats, plan.seed, [b.token for b in bots],
+                        names=plan.lineup, config=config, match_id=f"t{tournament_id}-{plan.idx:05d}",
+                        start_timeout=30.0,
+                    )
+                    result = await runtime.wait()
+                except RefereeError as exc:
+                    errors.append(str(exc))
+                    return
+                finally:
+                    for bot in bots:
+                        pool.release(bot)
+                store.save_match(tournament_id, plan.idx, record.rules_key, plan.lineup, result, began,
+                                 time.monotonic() - clock)
+                core.forget_match(result.spec.match_id)
+                done += 1
+                if on_progress:
+                    on_progress(Progress(done, len(plans), plan, result))
+
+        tasks = [asyncio.get_running_loop().create_task(play(p)) for p in todo]
+        try:
+            await asyncio.gather(*tasks)
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            store.set_tournament_status(tournament_id, "interrupted")
+            raise
+        finally:
+            await pool.close()
+            await server.stop(grace=0.5)
+    update_ratings(store, record.game, record.rules_key)
+    complete = len(store.finished_indexes(tournament_id)) == len(plans)
+    store.set_tournament_status(tournament_id, "finished" if complete else "incomplete")
+    return RunSummary(store.tournament(tournament_id), len(todo) - len(errors), len(finished),
+                      tuple(errors), time.monotonic() - started)
+
+
+def update_ratings(store: Store, game: str, key: str) -> None:
+    """Recompute a game's ratings for one rule set from every stored match, in order."""
+    state = compute_ratings(store.results_in_order(game, key))
+    store.replace_ratings(game, key, state.current, state.history)

@@ -1,0 +1,88 @@
+"""Round-robin schedules: which entrants meet, in which seats, on which deals.
+
+Every combination of entrants (a balanced subset when there are too many), every
+seat rotation, repeated for each round. All rotations of one combination in one
+round share a seed (duplicate deals), so each entrant plays every seat of the
+same deal and the luck of the deal cancels. With fewer entrants than seats the
+entrants are repeated around the table.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+MAX_COMBINATIONS = 60
+
+
+class ScheduleError(ValueError):
+    """A schedule that cannot be made (too few bots, no rounds)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchPlan:
+    idx: int  # position in the schedule: the order results are rated in
+    round: int
+    deal: int  # matches with the same deal number share the seed
+    seed: int
+    lineup: tuple[str, ...]  # entrant name per seat
+
+
+def match_seed(tournament_seed: int, deal: int) -> int:
+    """A 63-bit seed per deal, stable across machines."""
+    return random.Random(f"arena/{tournament_seed}/{deal}").getrandbits(63)
+
+
+def _balanced_subset(entrants: Sequence[str], seats: int, limit: int, seed: int) -> list[tuple[str, ...]]:
+    """``limit`` combinations chosen greedily so every entrant appears about equally often."""
+    rng = random.Random(f"arena/{seed}/subset")
+    combos = list(itertools.combinations(entrants, seats))
+    rng.shuffle(combos)
+    uses: Counter[str] = Counter()
+    pairs: Counter[frozenset[str]] = Counter()
+    chosen: list[tuple[str, ...]] = []
+    for _ in range(limit):
+        best = min(
+            combos,
+            key=lambda c: (sum(uses[n] for n in c), sum(pairs[frozenset(p)] for p in itertools.combinations(c, 2))),
+        )
+        combos.remove(best)
+        chosen.append(best)
+        uses.update(best)
+        pairs.update(frozenset(p) for p in itertools.combinations(best, 2))
+    return sorted(chosen, key=lambda c: [entrants.index(n) for n in c])
+
+
+def lineups(entrants: Sequence[str], seats: int, seed: int, max_combinations: int = MAX_COMBINATIONS) -> list[tuple[str, ...]]:
+    """The table compositions of one round, before rotation."""
+    if len(entrants) < 1:
+        raise ScheduleError("a tournament needs at least one bot")
+    if len(set(entrants)) != len(entrants):
+        raise ScheduleError("each bot may be entered once")
+    if len(entrants) < seats:
+        return [tuple(entrants[i % len(entrants)] for i in range(seats))]
+    if math.comb(len(entrants), seats) <= max_combinations:
+        return list(itertools.combinations(entrants, seats))
+    return _balanced_subset(entrants, seats, max_combinations, seed)
+
+
+def round_robin(entrants: Sequence[str], seats: int, rounds: int, seed: int) -> list[MatchPlan]:
+    """The whole schedule, in the order matches are started and rated."""
+    if rounds < 1:
+        raise ScheduleError("rounds must be at least 1")
+    plans: list[MatchPlan] = []
+    deal = 0
+    tables = lineups(entrants, seats, seed)
+    for rnd in range(rounds):
+        for table in tables:
+            seed_for_deal = match_seed(seed, deal)
+            rotations = {tuple(table[(i + r) % seats] for i in range(seats)) for r in range(seats)}
+            ordered = sorted(rotations, key=lambda lineup: [table.index(n) for n in lineup])
+            for lineup in ordered:
+                plans.append(MatchPlan(len(plans), rnd, deal, seed_for_deal, lineup))
+            deal += 1
+    return plans

@@ -1,0 +1,157 @@
+"""The Python bot SDK: a bot is one function ``choose(observation, legal_actions) -> code``.
+
+:func:`run_bot` connects to the referee (``ARENA_TARGET``, e.g. ``unix:/tmp/x.sock``
+or ``127.0.0.1:50051``) with a token (``ARENA_TOKEN``), says hello, and plays every
+match the token is seated in, one after another, on one connection. It answers
+each turn before its deadline (falling back to the first legal action, and saying
+so on stderr, when ``choose`` is too slow or fails), and reconnects with backoff
+if the connection drops. It returns when the referee closes the stream.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import queue
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import grpc
+
+from referee.v1 import referee_pb2 as pb
+from referee.v1 import referee_pb2_grpc
+
+Chooser = Callable[[Any, Sequence[str]], str]
+SAFETY_MARGIN = 0.05  # seconds kept back from the deadline for the answer's trip
+_RECONNECT_DELAYS = (0.1, 0.2, 0.5, 1.0, 2.0, 2.0, 2.0)
+
+
+class BotError(RuntimeError):
+    """The referee refused the bot (bad token, protocol error)."""
+
+
+def _log(name: str, text: str) -> None:
+    print(f"[{name}] {text}", file=sys.stderr, flush=True)
+
+
+class _Outbox:
+    """The bot's side of the stream: a queue the request iterator drains."""
+
+    def __init__(self, hello: pb.BotMessage) -> None:
+        self._queue: queue.Queue[pb.BotMessage | None] = queue.Queue()
+        self._queue.put(hello)
+
+    def put(self, message: pb.BotMessage) -> None:
+        self._queue.put(message)
+
+    def close(self) -> None:
+        self._queue.put(None)
+
+    def __iter__(self) -> Iterator[pb.BotMessage]:
+        while (message := self._queue.get()) is not None:
+            yield message
+
+
+class BotRunner:
+    """Plays matches for one token. Use :func:`run_bot` unless you need the hooks."""
+
+    def __init__(
+        self,
+        choose: Chooser,
+        name: str = "bot",
+        target: str | None = None,
+        token: str | None = None,
+        on_message: Callable[[pb.RefereeMessage], None] | None = None,
+    ) -> None:
+        self.choose = choose
+        self.name = name
+        self.target = target or os.environ.get("ARENA_TARGET", "")
+        self.token = token or os.environ.get("ARENA_TOKEN", "")
+        if not self.target or not self.token:
+            raise BotError("set ARENA_TARGET and ARENA_TOKEN (the arena does this when it launches a bot)")
+        self.on_message = on_message
+        self.matches_played = 0
+        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+
+    def run(self) -> None:
+        """Play until the referee closes the stream; reconnect after transport errors."""
+        failures = 0
+        while True:
+            try:
+                finished = self._session()
+            except grpc.RpcError as exc:
+                code = exc.code() if isinstance(exc, grpc.Call) else None
+                if failures >= len(_RECONNECT_DELAYS):
+                    raise BotError(f"cannot reach the referee at {self.target}: {code}") from exc
+                time.sleep(_RECONNECT_DELAYS[failures])
+                failures += 1
+                continue
+            if finished:
+                return
+            failures = 0
+
+    def _session(self) -> bool:
+        """One connection; True when the referee ended it normally."""
+        hello = pb.BotMessage(hello=pb.Hello(token=self.token, bot_name=self.name))
+        outbox = _Outbox(hello)
+        with grpc.insecure_channel(self.target) as channel:
+            stub = referee_pb2_grpc.RefereeStub(channel)
+            try:
+                for message in stub.Play(iter(outbox)):
+                    if self.on_message is not None:
+                        self.on_message(message)
+                    self._handle(message, outbox)
+            finally:
+                outbox.close()
+        return True
+
+    def _handle(self, message: pb.RefereeMessage, outbox: _Outbox) -> None:
+        kind = message.WhichOneof("kind")
+        if kind == "turn":
+            code = self._decide(message.turn)
+            outbox.put(pb.BotMessage(action=pb.Action(request_id=message.turn.request_id, code=code)))
+        elif kind == "match_over":
+            self.matches_played += 1
+        elif kind == "action_result":
+            result = message.action_result
+            _log(self.name, f"referee: {result.status}: {result.message}")
+        elif kind == "error":
+            raise BotError(f"referee refused the bot: {message.error.code}: {message.error.message}")
+
+    def _decide(self, turn: pb.Turn) -> str:
+        game = turn.observation.WhichOneof("game")
+        observation = getattr(turn.observation, game) if game else turn.observation
+        legal = list(turn.legal_actions)
+        budget = max(0.0, turn.seconds_left - SAFETY_MARGIN)
+        future = self._pool.submit(self.choose, observation, legal)
+        try:
+            code = future.result(timeout=budget)
+        except concurrent.futures.TimeoutError:
+            _log(self.name, f"choose() took longer than {budget:.2f}s; playing {legal[0]!r}")
+            # The stuck call keeps its thread; later turns get a fresh one.
+            self._pool.shutdown(wait=False)
+            self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+            return legal[0]
+        except Exception as exc:  # noqa: BLE001 - a bug in choose() must not lose the match
+            _log(self.name, f"choose() raised {type(exc).__name__}: {exc}; playing {legal[0]!r}")
+            return legal[0]
+        if not isinstance(code, str):
+            _log(self.name, f"choose() returned {code!r}, not a code; playing {legal[0]!r}")
+            return legal[0]
+        return code
+
+
+def run_bot(choose: Chooser, name: str = "bot") -> None:
+    """Entry point for a bot script: play every match given to ``ARENA_TOKEN``."""
+    try:
+        BotRunner(choose, name=name).run()
+    except BotError as exc:
+        _log(name, str(exc))
+        sys.exit(2)
+    except KeyboardInterrupt:
+        pass
+
+
+__all__ = ["BotError", "BotRunner", "Chooser", "run_bot"]

@@ -1,0 +1,127 @@
+"""Golf solitaire deals: the ``Deal`` value, PySolFC-compatible deal numbers, and the deal
+of each hole of a match (from the seed or from deal numbers, honouring ``winnable_only``).
+
+PySolFC numbering (learned from PySolFC and shlomif's pysol_cards; written anew here):
+the 52 cards are listed clubs, spades, hearts, diamonds, Ace to King within a suit.
+Game numbers 1..32000 use the Microsoft C ``rand()`` generator seeded with the number,
+on the deck first rearranged rank by rank (clubs, diamonds, hearts, spades within a
+rank); larger numbers use the Mersenne Twister seeded with the number (Python's
+``random.Random(n)``), drawing ``int(random() * (i + 1))``. Both shuffle the list from
+its end (swap position i with a drawn j in 0..i, for i from the last down to 1). Cards
+are then dealt from the end of the shuffled list: round after round across the 7
+columns (5 rounds), one card to the foundation, and the rest is the stock in the order
+it is turned.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from referee.cards import SUITS, Card, Suit, card_of, make_deck, shuffled
+from referee.game import chance_rng
+
+from .rules import GolfSolitaireRules
+
+COLUMNS = 7
+ROWS = 5
+TABLEAU_CARDS = COLUMNS * ROWS
+MS_DEALS = 32000  # game numbers up to this use the Microsoft generator
+REDEAL_LIMIT = 10_000  # winnable_only: give up (an error) after this many skipped deals
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """One hole's cards: columns bottom to top (the last card is available), the first
+    foundation card (None when the foundation starts empty) and the stock in the order
+    it is turned. ``number`` is the PySolFC deal number when the deal has one."""
+
+    tableau: tuple[tuple[Card, ...], ...]
+    foundation: Card | None
+    stock: tuple[Card, ...]
+    number: int | None = None
+
+    def cards(self) -> tuple[Card, ...]:
+        out = [c for col in self.tableau for c in col]
+        if self.foundation is not None:
+            out.append(self.foundation)
+        out.extend(self.stock)
+        return tuple(out)
+
+
+def deal_from_order(order: tuple[Card, ...] | list[Card], foundation_starts_empty: bool,
+                    number: int | None = None) -> Deal:
+    """Deal cards in the given order: 35 across the columns round by round, then the
+    foundation card (unless it starts empty), then the stock in turning order."""
+    if len(order) < TABLEAU_CARDS + 1:
+        raise ValueError(f"a golf deal needs more than {TABLEAU_CARDS} cards, got {len(order)}")
+    tableau = tuple(tuple(order[r * COLUMNS + c] for r in range(ROWS)) for c in range(COLUMNS))
+    rest = tuple(order[TABLEAU_CARDS:])
+    if foundation_starts_empty:
+        return Deal(tableau, None, rest, number)
+    return Deal(tableau, rest[0], rest[1:], number)
+
+
+# PySolFC's card list: suits in the order clubs, spades, hearts, diamonds.
+_PYSOL_SUITS = (Suit.CLUBS, Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS)
+_PYSOL_DECK = tuple(card_of(rank, suit) for suit in _PYSOL_SUITS for rank in range(1, 14))
+# The Microsoft-compatible order: rank by rank, clubs, diamonds, hearts, spades.
+_MS_DECK = tuple(card_of(rank, suit) for rank in range(1, 14) for suit in SUITS)
+
+
+def _ms_shuffle(deck: list[Card], number: int) -> None:
+    state = number
+    for i in range(len(deck) - 1, 0, -1):
+        state = (state * 214013 + 2531011) & 0xFFFFFFFF
+        j = ((state >> 16) & 0x7FFF) % (i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+
+
+def _mt_shuffle(deck: list[Card], number: int) -> None:
+    rng = random.Random(number)  # integer seeding matches PySolFC's random2 generator
+    for i in range(len(deck) - 1, 0, -1):
+        j = int(rng.random() * (i + 1))
+        deck[i], deck[j] = deck[j], deck[i]
+
+
+def pysol_deal_order(number: int) -> tuple[Card, ...]:
+    """The 52 cards of PySolFC game ``number`` in the order they are dealt."""
+    if not 1 <= number <= 10**20:
+        raise ValueError(f"PySolFC deal numbers run from 1 to 10**20, not {number}")
+    if number <= MS_DEALS:
+        deck = list(_MS_DECK)
+        _ms_shuffle(deck, number)
+    else:
+        deck = list(_PYSOL_DECK)
+        _mt_shuffle(deck, number)
+    deck.reverse()  # PySolFC deals from the end of the shuffled list
+    return tuple(deck)
+
+
+def pysol_deal(number: int, foundation_starts_empty: bool = False) -> Deal:
+    """PySolFC Golf deal ``number``. With an empty foundation start, the card PySolFC puts
+    on the foundation is instead the first card of the stock."""
+    return deal_from_order(pysol_deal_order(number), foundation_starts_empty, number)
+
+
+def seed_deal(rules: GolfSolitaireRules, seed: int, hole: int, attempt: int = 0) -> Deal:
+    """A deal from the match seed (attempt > 0: the redeals of ``winnable_only``)."""
+    purpose = "deal" if attempt == 0 else f"deal/redeal {attempt}"
+    order = shuffled(make_deck(1, rules.jokers), chance_rng(seed, hole, purpose))
+    return deal_from_order(order, rules.foundation_starts_empty)
+
+
+def hole_deal(rules: GolfSolitaireRules, seed: int, hole: int) -> Deal:
+    """The deal of hole ``hole`` (0-based) of a match: the same for every seat, and a pure
+    function of (rules, seed, hole). With ``winnable_only`` a deal the solver cannot clear
+    is skipped for the next deal number (or the next reshuffle of the seed)."""
+    from .solver import can_clear  # the solver imports Deal from here
+
+    for attempt in range(REDEAL_LIMIT):
+        if rules.deal_numbers is not None:
+            deal = pysol_deal(rules.deal_numbers[hole] + attempt, rules.foundation_starts_empty)
+        else:
+            deal = seed_deal(rules, seed, hole, attempt)
+        if not rules.winnable_only or can_clear(deal, rules):
+            return deal
+    raise ValueError(f"no clearable deal for hole {hole + 1} in {REDEAL_LIMIT} tries")

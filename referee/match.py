@@ -1,0 +1,310 @@
+"""Drives one match: asks seats for decisions, enforces deadlines and the time bank,
+applies the fault policy, and records every step for the replay.
+
+The driver knows nothing of gRPC: a seat is any :class:`SeatAgent` (the service
+wraps a bot's stream in one; tests and local tools use in-process agents). A
+faulty seat can cost the match only its own result: every wait is bounded by
+that seat's deadline, and nothing an agent raises other than :class:`SeatFault`
+reaches past it unclassified.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from referee.game import Event, Game, IllegalAction, Outcome, forfeit_outcome, get_game
+from referee.replay import ReplayRecorder
+
+_GRACE = 0.25  # seconds
+FaultPolicy = Literal["forfeit", "default"]
+FaultKind = Literal["timeout", "illegal", "malformed", "disconnect", "crash"]
+
+
+class MatchConfigError(ValueError):
+    """Inconsistent match settings (deadline, policy, strikes)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchConfig:
+    """Time and fault settings of a match (the game's own rules are separate)."""
+
+    move_seconds: float = 5.0
+    time_bank_seconds: float = 0.0
+    fault_policy: FaultPolicy = "forfeit"
+    max_strikes: int = 3
+
+    def __post_init__(self) -> None:
+        if self.move_seconds <= 0:
+            raise MatchConfigError("move_seconds must be positive")
+        if self.time_bank_seconds < 0:
+            raise MatchConfigError("time_bank_seconds must not be negative")
+        if self.fault_policy not in ("forfeit", "default"):
+            raise MatchConfigError(
+                f"fault policy must be 'forfeit' or 'default', not {self.fault_policy!r}"
+            )
+        if self.max_strikes < 1:
+            raise MatchConfigError("max_strikes must be at least 1")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "move_seconds": self.move_seconds,
+            "time_bank_seconds": self.time_bank_seconds,
+            "fault_policy": self.fault_policy,
+            "max_strikes": self.max_strikes,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSpec:
+    """Everything that determines a match, as the replay header records it."""
+
+    match_id: str
+    game: str
+    rules: Any  # the game's Rules instance
+    seats: int
+    seed: int
+    players: tuple[str, ...]  # display names per seat
+    config: MatchConfig = MatchConfig()
+
+
+class SeatFault(Exception):
+    """A seat failed to give a usable decision."""
+
+    def __init__(self, kind: FaultKind, reason: str) -> None:
+        super().__init__(f"{kind}: {reason}")
+        self.kind: FaultKind = kind
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionRequest:
+    """One decision asked of one seat."""
+
+    match_id: str
+    seat: int
+    number: int  # decisions so far in the match
+    view: Any  # the seat's observation dataclass
+    legal: tuple[str, ...]
+    seconds: float  # time until the deadline, time bank included
+    time_bank_left: float
+
+
+@dataclass(frozen=True, slots=True)
+class FaultRecord:
+    seat: int
+    kind: FaultKind
+    reason: str
+    decision: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "kind": self.kind,
+            "reason": self.reason,
+            "decision": self.decision,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    spec: MatchSpec
+    outcome: Outcome
+    reason: Literal["finished", "forfeit"]
+    faults: tuple[FaultRecord, ...]
+    decisions: int
+    forfeited: tuple[int, ...]
+    replay: str  # the JSON Lines replay
+
+
+class SeatAgent(Protocol):
+    """The driver's handle on one seat's player."""
+
+    async def start(self, spec: MatchSpec, seat: int) -> None: ...
+
+    async def decide(self, request: DecisionRequest) -> str:
+        """The action code, within ``request.seconds``; may raise SeatFault."""
+        ...
+
+    async def fault(self, seat: int, record: FaultRecord, strikes: int) -> None:
+        """Tell the seat that its decision was a fault (so a bot can log why)."""
+        ...
+
+    async def notify(self, seat: int, events: Sequence[Event]) -> None:
+        """Events this seat may see (texts via ``Event.text_for``). Must not block long."""
+        ...
+
+    async def finish(self, result: MatchResult, seat: int) -> None: ...
+
+
+PublicListener = Callable[[Sequence[Event], Any, "MatchResult | None"], None]
+
+
+@dataclass
+class _SeatClock:
+    bank: float
+    strikes: int = 0
+
+
+class MatchDriver:
+    """Runs one match to its end. Create, then ``await run()``."""
+
+    def __init__(
+        self,
+        spec: MatchSpec,
+        agents: Sequence[SeatAgent],
+        started_at: str | None = None,
+        on_public: PublicListener | None = None,
+    ) -> None:
+        if len(agents) != spec.seats:
+            raise ValueError(f"{spec.seats} seats but {len(agents)} agents")
+        self.spec = spec
+        self.game: Game[Any, Any, Any] = get_game(spec.game)
+        self.agents = agents
+        self.recorder = ReplayRecorder.begin(spec, started_at)
+        self.on_public = on_public
+        self.clocks = [_SeatClock(spec.config.time_bank_seconds) for _ in range(spec.seats)]
+        self.faults: list[FaultRecord] = []
+        self.forfeited: list[int] = []
+        self.decisions = 0
+        self.state: Any = None
+
+    async def run(self) -> MatchResult:
+        game, spec = self.game, self.spec
+        await asyncio.gather(*(self._safe_start(seat) for seat in range(spec.seats)))
+        self.state = game.initial_state(spec.rules, spec.seats, spec.seed)
+        await self._publish(game.events(self.state))
+        while not self.forfeited and (to_act := game.to_act(self.state)):
+            asked = await asyncio.gather(*(self._ask(seat) for seat in to_act))
+            for seat, (code, status, elapsed) in zip(to_act, asked, strict=True):
+                if self.forfeited:
+                    break
+                if code is None:  # this seat forfeited
+                    continue
+                self.state = game.apply(self.state, seat, game.decode(code))
+                self.recorder.decision(self.decisions, seat, code, elapsed, status)
+                self.decisions += 1
+                await self._publish(game.events(self.state))
+        return await self._finish()
+
+    async def _safe_start(self, seat: int) -> None:
+        try:
+            await asyncio.wait_for(
+                self.agents[seat].start(self.spec, seat), self.spec.config.move_seconds
+            )
+        except (SeatFault, TimeoutError, ConnectionError):
+            pass  # a seat that cannot even start faults on its first decision instead
+
+    async def _ask(self, seat: int) -> tuple[str | None, str, float]:
+        """One decision of one seat under the fault policy: (code or None if forfeited,
+        status, seconds taken)."""
+        game, config = self.game, self.spec.config
+        legal_actions = game.legal_actions(self.state, seat)
+        legal = tuple(game.encode(a) for a in legal_actions)
+        clock = self.clocks[seat]
+        seconds = config.move_seconds + clock.bank
+        request = DecisionRequest(
+            match_id=self.spec.match_id,
+            seat=seat,
+            number=self.decisions,
+            view=game.observation(self.state, seat),
+            legal=legal,
+            seconds=seconds,
+            time_bank_left=clock.bank,
+        )
+        started = time.monotonic()
+        fault: SeatFault | None = None
+        try:
+            # Agents enforce the deadline themselves (to tell a timeout from a disconnect);
+            # this bound only guards against an agent that does not.
+            code = await asyncio.wait_for(self.agents[seat].decide(request), seconds + _GRACE)
+        except TimeoutError:
+            fault = SeatFault("timeout", f"no answer within {seconds:.3g}s")
+        except SeatFault as exc:
+            fault = exc
+        except Exception as exc:  # an agent bug must not take the referee down
+            fault = SeatFault("crash", f"seat agent failed: {type(exc).__name__}: {exc}")
+        elapsed = time.monotonic() - started
+        clock.bank = max(0.0, clock.bank - max(0.0, elapsed - config.move_seconds))
+        if fault is None:
+            if code in legal:
+                return code, "ok", elapsed
+            fault = self._classify_bad_code(code, legal_actions)
+        result = self._apply_policy(seat, fault, legal, elapsed)
+        try:
+            await self.agents[seat].fault(seat, self.faults[-1], clock.strikes)
+        except Exception:
+            pass
+        return result
+
+    def _classify_bad_code(self, code: str, legal_actions: Sequence[Any]) -> SeatFault:
+        shown = code if len(code) <= 40 else code[:40] + "..."
+        try:
+            action = self.game.decode(code)
+        except IllegalAction as exc:
+            return SeatFault("malformed", f"{shown!r} is not an action code of this game ({exc})")
+        if action in legal_actions:  # a non-canonical spelling of a legal action
+            return SeatFault("malformed", f"{shown!r} is not in the canonical form the turn listed")
+        return SeatFault("illegal", f"{shown!r} is not legal now")
+
+    def _apply_policy(
+        self, seat: int, fault: SeatFault, legal: tuple[str, ...], elapsed: float
+    ) -> tuple[str | None, str, float]:
+        config = self.spec.config
+        record = FaultRecord(seat, fault.kind, fault.reason, self.decisions)
+        self.faults.append(record)
+        self.recorder.fault(record)
+        clock = self.clocks[seat]
+        clock.strikes += 1
+        if config.fault_policy == "default" and clock.strikes < config.max_strikes:
+            return legal[0], f"default:{fault.kind}", elapsed
+        if seat not in self.forfeited:
+            self.forfeited.append(seat)
+        return None, f"forfeit:{fault.kind}", elapsed
+
+    async def _publish(self, events: tuple[Event, ...]) -> None:
+        if not events:
+            return
+        self.recorder.events(events)
+        for seat, agent in enumerate(self.agents):
+            if seat in self.forfeited:
+                continue
+            try:
+                await agent.notify(seat, events)
+            except Exception:
+                pass
+        if self.on_public is not None:
+            self.on_public(events, self.game.public_view(self.state), None)
+
+    async def _finish(self) -> MatchResult:
+        game = self.game
+        if self.forfeited:
+            outcome = forfeit_outcome(game.standings(self.state), self.forfeited)
+            reason: Literal["finished", "forfeit"] = "forfeit"
+        else:
+            final = game.outcome(self.state)
+            assert final is not None
+            outcome, reason = final, "finished"
+        self.recorder.end(outcome, reason, self.forfeited, self.decisions)
+        result = MatchResult(
+            spec=self.spec,
+            outcome=outcome,
+            reason=reason,
+            faults=tuple(self.faults),
+            decisions=self.decisions,
+            forfeited=tuple(self.forfeited),
+            replay=self.recorder.text(),
+        )
+        if self.on_public is not None:
+            self.on_public((), game.public_view(self.state), result)
+        await asyncio.gather(*(self._safe_finish(result, seat) for seat in range(self.spec.seats)))
+        return result
+
+    async def _safe_finish(self, result: MatchResult, seat: int) -> None:
+        try:
+            await asyncio.wait_for(self.agents[seat].finish(result, seat), 5.0)
+        except Exception:
+            pass

@@ -1,0 +1,724 @@
+"""The referee service: player tokens and sessions, match runtimes, and the gRPC servicer.
+
+:class:`RefereeCore` is the in-process API (the arena's runner calls it directly);
+:class:`RefereeServicer` exposes the same core over gRPC (Play, Watch and the admin
+RPCs). A token is the only way to act for a seat: a session receives only its own
+seats' messages, and an action is accepted only for a request issued to it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import itertools
+import logging
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+from google.protobuf.message import DecodeError
+
+from referee.game import Event, game_names, get_game, parse_rules
+from referee.match import (
+    DecisionRequest,
+    FaultRecord,
+    MatchConfig,
+    MatchDriver,
+    MatchResult,
+    MatchSpec,
+    SeatFault,
+)
+from referee.replay import now_iso
+from referee.rules import RulesError, describe_rules, rules_to_strings
+from referee.v1 import referee_pb2 as pb
+from referee.views import observation_message
+
+log = logging.getLogger("referee")
+
+PROTOCOL = "referee.v1"
+HELLO_TIMEOUT = 30.0  # seconds a new stream has to say hello
+_EXPIRED_MEMORY = 256  # request ids remembered to tell "late" from "unknown"
+_MAX_MESSAGE_BYTES = 64 * 1024  # bot messages are tiny; anything bigger is hostile
+
+
+class RefereeError(ValueError):
+    """A request the referee cannot carry out (unknown match, bad settings, ...)."""
+
+
+# ---- sessions --------------------------------------------------------------
+
+
+@dataclass
+class _Pending:
+    future: asyncio.Future[str]
+    match_id: str
+    seat: int
+
+
+@dataclass(eq=False)
+class _Connection:
+    queue: asyncio.Queue[pb.RefereeMessage | None] = field(default_factory=asyncio.Queue)
+
+    def close(self) -> None:
+        self.queue.put_nowait(None)
+
+
+class PlayerSession:
+    """Everything the referee holds for one token: its connection, the match it is seated
+    in, and the decision it owes."""
+
+    def __init__(self, token: str, name: str) -> None:
+        self.token = token
+        self.name = name
+        self.busy = asyncio.Lock()  # one match at a time, in the order they were given
+        self.connection: _Connection | None = None
+        self.connected = asyncio.Event()
+        self.settled = asyncio.Event()  # connected, or known to be gone: a match can start
+        self.pending: dict[int, _Pending] = {}
+        self.expired: OrderedDict[int, None] = OrderedDict()
+        self.match_start: pb.MatchStart | None = None  # resent on reconnect
+        self.turn: pb.Turn | None = None  # resent on reconnect
+        self.gone: str | None = None  # set when the bot's process is known to be dead
+
+    def send(self, message: pb.RefereeMessage) -> None:
+        if self.connection is not None:
+            self.connection.queue.put_nowait(message)
+
+    def attach(self) -> _Connection:
+        if self.connection is not None:  # a reconnect replaces the old stream
+            self.connection.close()
+        conn = _Connection()
+        self.connection = conn
+        self.connected.set()
+        self.settled.set()
+        return conn
+
+    def resume(self) -> None:
+        """After a (re)connect: what the bot needs to pick up where it is."""
+        if self.match_start is not None:
+            self.send(pb.RefereeMessage(match_start=self.match_start))
+        if self.turn is not None:
+            self.send(pb.RefereeMessage(turn=self.turn))
+
+    def detach(self, conn: _Connection) -> None:
+        if self.connection is conn:
+            self.connection = None
+            self.connected.clear()
+            if self.gone is None:
+                self.settled.clear()
+
+    def fail_pending(self, fault: SeatFault) -> None:
+        for pending in list(self.pending.values()):
+            if not pending.future.done():
+                pending.future.set_exception(fault)
+
+    def mark_gone(self, reason: str) -> None:
+        self.gone = reason
+        self.settled.set()
+        self.fail_pending(SeatFault("crash", reason))
+        if self.connection is not None:
+            self.connection.close()
+
+    def on_message(self, raw: bytes) -> None:
+        """One message from the bot's stream, after the hello."""
+        if len(raw) > _MAX_MESSAGE_BYTES:
+            self._malformed(
+                f"message of {len(raw)} bytes is over the {_MAX_MESSAGE_BYTES}-byte limit"
+            )
+            return
+        try:
+            message = pb.BotMessage.FromString(raw)
+        except DecodeError:
+            self._malformed("bytes that are not a BotMessage")
+            return
+        if message.WhichOneof("kind") != "action":
+            self._malformed("expected an Action (the hello was already accepted)")
+            return
+        action = message.action
+        pending = self.pending.get(action.request_id)
+        if pending is None:
+            status = "late" if action.request_id in self.expired else "unknown_request"
+            text = (
+                "the answer came after its deadline and was ignored"
+                if status == "late"
+                else "no turn with this request id is waiting for you; ignored"
+            )
+            self.send(
+                pb.RefereeMessage(
+                    action_result=pb.ActionResult(
+                        request_id=action.request_id, status=status, message=text
+                    )
+                )
+            )
+            return
+        if not pending.future.done():
+            pending.future.set_result(action.code)
+
+    def _malformed(self, what: str) -> None:
+        if self.pending:
+            self.fail_pending(SeatFault("malformed", f"the bot sent {what}"))
+        else:
+            self.send(
+                pb.RefereeMessage(
+                    action_result=pb.ActionResult(
+                        status="malformed", message=f"ignored: the bot sent {what}"
+                    )
+                )
+            )
+
+    def forget(self, request_id: int) -> None:
+        self.pending.pop(request_id, None)
+        self.expired[request_id] = None
+        while len(self.expired) > _EXPIRED_MEMORY:
+            self.expired.popitem(last=False)
+
+
+_request_ids = itertools.count(1)
+
+
+def _event_notices(
+    match_id: str, events: Iterable[Event], seat: int | None
+) -> list[pb.EventNotice]:
+    return [
+        pb.EventNotice(
+            match_id=match_id,
+            kind=e.kind,
+            text=e.text_for(seat),
+            seat=-1 if e.seat is None else e.seat,
+            hand=e.hand,
+        )
+        for e in events
+    ]
+
+
+def _match_over(result: MatchResult, seat: int) -> pb.MatchOver:
+    import json
+
+    return pb.MatchOver(
+        match_id=result.spec.match_id,
+        seat=seat,
+        scores=list(result.outcome.scores),
+        ranks=list(result.outcome.ranks),
+        reason=result.reason,
+        faults=[
+            pb.Fault(seat=f.seat, kind=f.kind, reason=f.reason, decision_number=f.decision)
+            for f in result.faults
+            if seat < 0 or f.seat == seat
+        ],
+        details_json=json.dumps(result.outcome.details, sort_keys=True),
+    )
+
+
+def _match_start(spec: MatchSpec, seat: int) -> pb.MatchStart:
+    game = get_game(spec.game)
+    c = spec.config
+    return pb.MatchStart(
+        match_id=spec.match_id,
+        game=spec.game,
+        game_version=game.version,
+        seat=seat,
+        seats=spec.seats,
+        rules=rules_to_strings(spec.rules),
+        players=list(spec.players),
+        move_seconds=c.move_seconds,
+        time_bank_seconds=c.time_bank_seconds,
+        fault_policy=c.fault_policy,
+        max_strikes=c.max_strikes,
+    )
+
+
+class StreamSeat:
+    """A seat played by a token's session: the driver's agent for remote bots."""
+
+    def __init__(self, session: PlayerSession, game: str) -> None:
+        self.session = session
+        self.game = game
+
+    async def start(self, spec: MatchSpec, seat: int) -> None:
+        self.session.match_start = _match_start(spec, seat)
+        self.session.send(pb.RefereeMessage(match_start=self.session.match_start))
+
+    async def decide(self, request: DecisionRequest) -> str:
+        session = self.session
+        if session.gone is not None:
+            raise SeatFault("crash", session.gone)
+        request_id = next(_request_ids)
+        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        session.pending[request_id] = _Pending(future, request.match_id, request.seat)
+        turn = pb.Turn(
+            request_id=request_id,
+            match_id=request.match_id,
+            seat=request.seat,
+            seconds_left=request.seconds,
+            deadline_unix_ms=int((time.time() + request.seconds) * 1000),
+            time_bank_left=request.time_bank_left,
+            observation=observation_message(self.game, request.view),
+            legal_actions=request.legal,
+            decision_number=request.number,
+        )
+        session.turn = turn
+        session.send(pb.RefereeMessage(turn=turn))
+        try:
+            return await asyncio.wait_for(future, request.seconds)
+        except TimeoutError:
+            if session.connection is None:
+                raise SeatFault(
+                    "disconnect", f"not connected when the {request.seconds:.3g}s deadline passed"
+                ) from None
+            raise SeatFault("timeout", f"no answer within {request.seconds:.3g}s") from None
+        finally:
+            session.turn = None
+            session.forget(request_id)
+
+    async def fault(self, seat: int, record: FaultRecord, strikes: int) -> None:
+        self.session.send(
+            pb.RefereeMessage(
+                action_result=pb.ActionResult(
+                    match_id=self.session.match_start.match_id if self.session.match_start else "",
+                    status=record.kind,
+                    message=record.reason,
+                    strikes=strikes,
+                )
+            )
+        )
+
+    async def notify(self, seat: int, events: Sequence[Event]) -> None:
+        match_id = self.session.match_start.match_id if self.session.match_start else ""
+        self.session.send(
+            pb.RefereeMessage(events=pb.Events(events=_event_notices(match_id, events, seat)))
+        )
+
+    async def finish(self, result: MatchResult, seat: int) -> None:
+        self.session.send(pb.RefereeMessage(match_over=_match_over(result, seat)))
+        self.session.match_start = None
+
+
+# ---- matches -----------------------------------------------------------------
+
+
+class MatchRuntime:
+    """One match held by the referee: its seats, its driver task and its public feed."""
+
+    def __init__(
+        self,
+        spec: MatchSpec,
+        sessions: Sequence[PlayerSession],
+        spectator_delay: float,
+        start_timeout: float,
+    ) -> None:
+        self.spec = spec
+        self.sessions = tuple(sessions)
+        self.spectator_delay = spectator_delay
+        self.start_timeout = start_timeout
+        self.state = "waiting"
+        self.driver: MatchDriver | None = None
+        self.result: MatchResult | None = None
+        self.error: str | None = None
+        self.feed: list[tuple[float, pb.WatchMessage]] = []
+        self.feed_changed = asyncio.Condition()
+        self.done = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+
+    def on_public(self, events: Sequence[Event], view: Any, result: MatchResult | None) -> None:
+        message = pb.WatchMessage(
+            match_id=self.spec.match_id,
+            events=_event_notices(self.spec.match_id, events, None),
+            view=observation_message(self.spec.game, view),
+        )
+        if result is not None:
+            message.match_over.CopyFrom(_match_over(result, -1))
+        self.feed.append((time.monotonic(), message))
+        asyncio.get_running_loop().create_task(self._wake_watchers())
+
+    async def _wake_watchers(self) -> None:
+        async with self.feed_changed:
+            self.feed_changed.notify_all()
+
+    async def run(self) -> None:
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                # Locks in one global order, so two matches sharing players cannot deadlock.
+                for session in sorted(set(self.sessions), key=lambda s: s.token):
+                    await stack.enter_async_context(session.busy)
+                await self._wait_for_seats()
+                self.state = "running"
+                self.driver = MatchDriver(
+                    self.spec,
+                    [StreamSeat(s, self.spec.game) for s in self.sessions],
+                    now_iso(),
+                    self.on_public,
+                )
+                self.result = await self.driver.run()
+                self.state = "over"
+        except Exception as exc:  # an engine bug: record it, keep the referee alive
+            log.exception("match %s aborted", self.spec.match_id)
+            self.error = f"{type(exc).__name__}: {exc}"
+            self.state = "aborted"
+            for session in self.sessions:
+                session.match_start = None
+                session.send(
+                    pb.RefereeMessage(
+                        error=pb.Error(
+                            code="aborted",
+                            message=f"match {self.spec.match_id} aborted by a referee error",
+                        )
+                    )
+                )
+        finally:
+            self.done.set()
+            await self._wake_watchers()
+
+    async def _wait_for_seats(self) -> None:
+        waits = [s.settled.wait() for s in set(self.sessions)]
+        if waits:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.gather(*waits), self.start_timeout)
+
+    async def wait(self) -> MatchResult:
+        await self.done.wait()
+        if self.result is None:
+            raise RefereeError(f"match {self.spec.match_id} aborted: {self.error}")
+        return self.result
+
+
+class RefereeCore:
+    """Tokens, sessions and matches: the referee without its transport."""
+
+    def __init__(self) -> None:
+        self.sessions: dict[str, PlayerSession] = {}
+        self.matches: dict[str, MatchRuntime] = {}
+        self._match_numbers = itertools.count(1)
+
+    def issue_player_token(self, name: str) -> str:
+        token = secrets.token_urlsafe(24)
+        self.sessions[token] = PlayerSession(token, name)
+        return token
+
+    def session(self, token: str) -> PlayerSession | None:
+        for known, session in self.sessions.items():
+            if hmac.compare_digest(known, token):
+                return session
+        return None
+
+    def player_gone(self, token: str, reason: str) -> None:
+        """The arena saw the bot process behind ``token`` die: fail its decisions at once."""
+        session = self.sessions.get(token)
+        if session is not None:
+            session.mark_gone(reason)
+
+    def retire_player(self, token: str) -> None:
+        session = self.sessions.pop(token, None)
+        if session is not None and session.connection is not None:
+            session.connection.close()
+
+    def create_match(
+        self,
+        game: str,
+        rules: dict[str, Any] | Any,
+        seats: int,
+        seed: int,
+        players: Sequence[str | None],
+        names: Sequence[str] | None = None,
+        config: MatchConfig | None = None,
+        match_id: str | None = None,
+        spectator_delay: float = 0.0,
+        start_timeout: float = 60.0,
+    ) -> tuple[MatchRuntime, list[str]]:
+        """Create and start a match. ``players`` has a player token per seat, or None to
+        issue a fresh token for that seat; returns the runtime and the seat tokens."""
+        engine = get_game(game)
+        parsed = rules if isinstance(rules, engine.Rules) else parse_rules(engine.Rules, rules)
+        if seats not in engine.seats(parsed):
+            allowed = engine.seats(parsed)
+            raise RefereeError(
+                f"{game} with these rules seats {allowed.start} to {allowed.stop - 1}, not {seats}"
+            )
+        if len(players) != seats:
+            raise RefereeError(f"{seats} seats need {seats} player entries, got {len(players)}")
+        match_id = match_id or f"m{next(self._match_numbers)}-{secrets.token_hex(4)}"
+        if match_id in self.matches:
+            raise RefereeError(f"match id {match_id!r} is already in use")
+        tokens: list[str] = []
+        for seat, token in enumerate(players):
+            if not token:
+                token = self.issue_player_token(names[seat] if names else f"seat {seat}")
+            elif token not in self.sessions:
+                raise RefereeError(f"seat {seat}: unknown player token")
+            tokens.append(token)
+        display = tuple(names) if names else tuple(self.sessions[t].name for t in tokens)
+        spec = MatchSpec(match_id, game, parsed, seats, seed, display, config or MatchConfig())
+        runtime = MatchRuntime(
+            spec, [self.sessions[t] for t in tokens], spectator_delay, start_timeout
+        )
+        self.matches[match_id] = runtime
+        runtime.task = asyncio.get_running_loop().create_task(runtime.run())
+        return runtime, tokens
+
+    def forget_match(self, match_id: str) -> None:
+        self.matches.pop(match_id, None)
+
+
+# ---- gRPC ----------------------------------------------------------------------
+
+
+class RefereeServicer:
+    """The gRPC face of a :class:`RefereeCore`."""
+
+    def __init__(self, core: RefereeCore, admin_token: str | None) -> None:
+        self.core = core
+        self.admin_token = admin_token
+
+    async def Play(
+        self,
+        request_iterator: AsyncIterator[bytes],
+        context: grpc.aio.ServicerContext[bytes, pb.RefereeMessage],
+    ) -> AsyncIterator[pb.RefereeMessage]:
+        try:
+            raw = await asyncio.wait_for(anext(request_iterator), HELLO_TIMEOUT)
+        except (StopAsyncIteration, TimeoutError):
+            return
+        except Exception:
+            return
+        try:
+            hello = pb.BotMessage.FromString(raw)
+        except DecodeError:
+            yield pb.RefereeMessage(
+                error=pb.Error(code="protocol", message="the first message must be a Hello")
+            )
+            return
+        if hello.WhichOneof("kind") != "hello":
+            yield pb.RefereeMessage(
+                error=pb.Error(code="protocol", message="the first message must be a Hello")
+            )
+            return
+        session = self.core.session(hello.hello.token)
+        if session is None or session.gone is not None:
+            yield pb.RefereeMessage(
+                error=pb.Error(code="unauthenticated", message="unknown or expired token")
+            )
+            return
+        conn = session.attach()
+        yield pb.RefereeMessage(welcome=pb.Welcome(player=session.name, protocol=PROTOCOL))
+        session.resume()
+        reader = asyncio.get_running_loop().create_task(self._read(request_iterator, session, conn))
+        try:
+            while True:
+                message = await conn.queue.get()
+                if message is None:
+                    break
+                yield message
+        finally:
+            reader.cancel()
+            session.detach(conn)
+
+    async def _read(
+        self, requests: AsyncIterator[bytes], session: PlayerSession, conn: _Connection
+    ) -> None:
+        try:
+            async for raw in requests:
+                if session.connection is not conn:
+                    break
+                session.on_message(raw)
+        except Exception:
+            pass
+        finally:
+            if session.connection is conn:
+                session.detach(conn)
+                conn.close()
+
+    async def Watch(
+        self,
+        request: pb.WatchRequest,
+        context: grpc.aio.ServicerContext[pb.WatchRequest, pb.WatchMessage],
+    ) -> AsyncIterator[pb.WatchMessage]:
+        runtime = self.core.matches.get(request.match_id)
+        if runtime is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
+            return
+        delay = max(runtime.spectator_delay, request.delay_seconds)
+        start = _match_start(runtime.spec, -1)
+        yield pb.WatchMessage(match_id=runtime.spec.match_id, match_start=start)
+        index = 0
+        while True:
+            async with runtime.feed_changed:
+                await runtime.feed_changed.wait_for(
+                    lambda: index < len(runtime.feed) or runtime.done.is_set()
+                )
+            if index >= len(runtime.feed):
+                return
+            stamp, message = runtime.feed[index]
+            index += 1
+            wait = stamp + delay - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            yield message
+            if message.HasField("match_over"):
+                return
+
+    def _check_admin(self, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        if self.admin_token is None:
+            return
+        given = dict(context.invocation_metadata() or ()).get("x-admin-token", "")
+        if not hmac.compare_digest(str(given), self.admin_token):
+            raise _Abort(
+                grpc.StatusCode.UNAUTHENTICATED, "admin RPCs need the x-admin-token metadata"
+            )
+
+    async def ListGames(self, request: pb.ListGamesRequest, context: Any) -> pb.ListGamesResponse:
+        games = []
+        for name in game_names():
+            engine = get_game(name)
+            default_rules = engine.Rules()
+            allowed = engine.seats(default_rules)
+            games.append(
+                pb.GameInfo(
+                    name=name,
+                    version=engine.version,
+                    min_seats=allowed.start,
+                    max_seats=allowed.stop - 1,
+                    options=[
+                        pb.RuleOption(
+                            name=o.name,
+                            type=o.type,
+                            default=o.default,
+                            choices=o.choices,
+                            doc=o.doc,
+                        )
+                        for o in describe_rules(engine.Rules)
+                    ],
+                    presets=sorted(getattr(engine.Rules, "presets", {})),
+                )
+            )
+        return pb.ListGamesResponse(games=games)
+
+    async def CreateMatch(
+        self, request: pb.CreateMatchRequest, context: Any
+    ) -> pb.CreateMatchResponse:
+        try:
+            self._check_admin(context)
+            config = MatchConfig(
+                move_seconds=request.move_seconds or 5.0,
+                time_bank_seconds=request.time_bank_seconds,
+                fault_policy=request.fault_policy or "forfeit",  # type: ignore[arg-type]
+                max_strikes=request.max_strikes or 3,
+            )
+            players = list(request.players) or [""] * request.seats
+            runtime, tokens = self.core.create_match(
+                request.game,
+                dict(request.rules),
+                request.seats,
+                request.seed,
+                [p or None for p in players],
+                list(request.names) or None,
+                config,
+                spectator_delay=request.spectator_delay_seconds,
+                start_timeout=request.start_timeout_seconds or 60.0,
+            )
+        except _Abort as exc:
+            await context.abort(exc.code, exc.message)
+            raise
+        except (ValueError, RulesError) as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+            raise
+        return pb.CreateMatchResponse(match_id=runtime.spec.match_id, seat_tokens=tokens)
+
+    async def IssuePlayerToken(
+        self, request: pb.IssuePlayerTokenRequest, context: Any
+    ) -> pb.IssuePlayerTokenResponse:
+        try:
+            self._check_admin(context)
+        except _Abort as exc:
+            await context.abort(exc.code, exc.message)
+            raise
+        return pb.IssuePlayerTokenResponse(
+            token=self.core.issue_player_token(request.name or "player")
+        )
+
+    async def MatchStatus(
+        self, request: pb.MatchStatusRequest, context: Any
+    ) -> pb.MatchStatusResponse:
+        runtime = self.core.matches.get(request.match_id)
+        if runtime is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
+            raise RefereeError("unreachable")
+        response = pb.MatchStatusResponse(
+            match_id=runtime.spec.match_id, game=runtime.spec.game, state=runtime.state
+        )
+        driver = runtime.driver
+        if driver is not None and driver.state is not None:
+            response.decisions = driver.decisions
+            if runtime.result is None:
+                response.to_act.extend(driver.game.to_act(driver.state))
+        if runtime.result is not None:
+            response.result.CopyFrom(_match_over(runtime.result, -1))
+        return response
+
+
+class _Abort(Exception):
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _handlers(servicer: RefereeServicer) -> grpc.GenericRpcHandler:
+    """The service's method handlers. Play takes raw bytes so that a garbage message is a
+    recorded fault of that seat rather than a transport error."""
+    ser = {
+        "Play": grpc.stream_stream_rpc_method_handler(
+            servicer.Play,
+            request_deserializer=None,
+            response_serializer=pb.RefereeMessage.SerializeToString,
+        ),
+        "Watch": grpc.unary_stream_rpc_method_handler(
+            servicer.Watch,
+            request_deserializer=pb.WatchRequest.FromString,
+            response_serializer=pb.WatchMessage.SerializeToString,
+        ),
+        "ListGames": grpc.unary_unary_rpc_method_handler(
+            servicer.ListGames,
+            request_deserializer=pb.ListGamesRequest.FromString,
+            response_serializer=pb.ListGamesResponse.SerializeToString,
+        ),
+        "CreateMatch": grpc.unary_unary_rpc_method_handler(
+            servicer.CreateMatch,
+            request_deserializer=pb.CreateMatchRequest.FromString,
+            response_serializer=pb.CreateMatchResponse.SerializeToString,
+        ),
+        "IssuePlayerToken": grpc.unary_unary_rpc_method_handler(
+            servicer.IssuePlayerToken,
+            request_deserializer=pb.IssuePlayerTokenRequest.FromString,
+            response_serializer=pb.IssuePlayerTokenResponse.SerializeToString,
+        ),
+        "MatchStatus": grpc.unary_unary_rpc_method_handler(
+            servicer.MatchStatus,
+            request_deserializer=pb.MatchStatusRequest.FromString,
+            response_serializer=pb.MatchStatusResponse.SerializeToString,
+        ),
+    }
+    return grpc.method_handlers_generic_handler("referee.v1.Referee", ser)
+
+
+async def start_server(
+    core: RefereeCore, addresses: Sequence[str], admin_token: str | None = None
+) -> grpc.aio.Server:
+    """Start a grpc.aio server for ``core`` on ``addresses`` ("127.0.0.1:50051",
+    "unix:/path/sock", "[::]:0"). Returns the started server."""
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", 1024 * 1024),
+            ("grpc.so_reuseport", 0),
+        ]
+    )
+    server.add_generic_rpc_handlers((_handlers(RefereeServicer(core, admin_token)),))
+    for address in addresses:
+        port = server.add_insecure_port(address)
+        if port == 0 and not address.startswith("unix:"):
+            raise RefereeError(f"cannot listen on {address}")
+    await server.start()
+    return server

@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+import pytest
+
+from referee.rules import RulesError, describe_rules, option, parse_option_strings, parse_rules, rules_to_strings
+
+
+@dataclass(frozen=True)
+class ToyRules:
+    presets: ClassVar[dict[str, dict[str, object]]] = {"short": {"limit": 5, "flag": True}}
+    limit: int = option(10, "a limit")
+    variant: Literal["six", "nine"] = option("six", "the variant")
+    target: int | None = option(None, "a target")
+    deals: tuple[int, ...] | None = option(None, "deal numbers")
+    flag: bool = option(False, "a flag")
+
+    def __post_init__(self) -> None:
+        if self.limit < 0:
+            raise RulesError("limit must not be negative")
+
+
+def test_text_values_are_converted_by_type() -> None:
+    rules = parse_rules(ToyRules, {"limit": "3", "variant": "nine", "target": "none", "deals": "1-3,7", "flag": "yes"})
+    assert rules == ToyRules(3, "nine", None, (1, 2, 3, 7), True)
+
+
+def test_defaults_and_presets_with_overrides() -> None:
+    assert parse_rules(ToyRules, {}) == ToyRules()
+    assert parse_rules(ToyRules, {"preset": "short", "limit": "7"}) == ToyRules(limit=7, flag=True)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"nope": "1"}, "unknown rule option nope; options are: limit, variant"),
+        ({"variant": "ten"}, "must be one of six, nine"),
+        ({"limit": "many"}, "expected int"),
+        ({"flag": "maybe"}, "must be true or false"),
+        ({"preset": "long"}, "unknown preset 'long'"),
+        ({"limit": "-1"}, "limit must not be negative"),
+    ],
+)
+def test_bad_options_are_rejected_clearly(options: dict[str, str], message: str) -> None:
+    with pytest.raises(RulesError, match=message):
+        parse_rules(ToyRules, options)
+
+
+def test_options_text_round_trips_and_is_described() -> None:
+    rules = ToyRules(4, "nine", 50, (2, 3), True)
+    assert parse_rules(ToyRules, rules_to_strings(rules)) == rules
+    described = {o.name: o for o in describe_rules(ToyRules)}
+    assert described["variant"].choices == ("six", "nine")
+    assert described["target"].default == "none" and described["limit"].doc == "a limit"
+
+
+def test_key_value_strings() -> None:
+    assert parse_option_strings(["a=1", "b = x=y"]) == {"a": "1", "b": "x=y"}
+    with pytest.raises(RulesError, match="key=value"):
+        parse_option_strings(["oops"])

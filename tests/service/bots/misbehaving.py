@@ -1,0 +1,62 @@
+"""Bots that break the protocol on purpose, for the service tests.
+
+``python -m tests.service.bots.misbehaving MODE [N]``: plays random legal moves, except:
+- ``slow N [S]``: on its N-th turn, stalls S seconds (default 3) before reading on, then
+  answers late;
+- ``crash N``: exits with code 3 on its N-th turn;
+- ``illegal N``: from its N-th turn on, answers with a code that was legal earlier but is not now
+  (or a made-up one);
+- ``malformed N``: on its N-th turn answers with a code that is no action of the game;
+- ``wrong_request N``: from its N-th turn on, answers with request ids that are not its own.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from referee.client import BotRunner
+from referee.v1 import referee_pb2 as pb
+
+mode = sys.argv[1]
+trigger = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+stall = float(sys.argv[3]) if len(sys.argv) > 3 else 3.0
+rng = random.Random(os.environ.get("ARENA_BOT_SEED"))
+turns = 0
+seen: set[str] = set()
+
+
+def choose(observation: Any, legal: Sequence[str]) -> str:
+    seen.update(legal)
+    if mode == "illegal" and turns >= trigger:
+        stale = sorted(seen - set(legal))
+        return stale[0] if stale else "discard QQ"
+    if mode == "malformed" and turns == trigger:
+        return "\x00\x01 not a move"
+    return rng.choice(list(legal))
+
+
+class Runner(BotRunner):
+    def _handle(self, message: pb.RefereeMessage, outbox: Any) -> None:
+        global turns
+        if message.WhichOneof("kind") == "turn":
+            turns += 1
+            if mode == "slow" and turns == trigger:
+                time.sleep(stall)
+            if mode == "crash" and turns == trigger:
+                os._exit(3)
+            if mode == "wrong_request" and turns >= trigger:
+                turn = message.turn
+                code = rng.choice(list(turn.legal_actions))
+                for guess in (turn.request_id + 1, turn.request_id - 1, turn.request_id + 1000):
+                    outbox.put(pb.BotMessage(action=pb.Action(request_id=guess, code=code)))
+                return
+        super()._handle(message, outbox)
+
+
+if __name__ == "__main__":
+    Runner(choose, name=f"misbehaving-{mode}").run()
