@@ -403,8 +403,8 @@ def serve(
 
     async def main() -> None:
         server = await start_server(RefereeCore(), addresses, admin_token=token)
-        console.print(f"referee listening on {', '.join(addresses)}")
-        console.print(f"admin token (metadata x-admin-token): {token}")
+        print(f"referee listening on {' '.join(server.bound_addresses)}", flush=True)  # type: ignore[attr-defined]
+        print(f"admin token (metadata x-admin-token): {token}", flush=True)
         await server.wait_for_termination()
 
     try:

@@ -88,7 +88,7 @@ class BotPool:
         env.update(
             ARENA_TARGET=self.address,
             ARENA_TOKEN=token,
-            ARENA_BOT_SEED=f"{self.seed}-{entrant.name}-{index}",
+            ARENA_BOT_SEED=f"{self.seed}-{entrant.name}",
             PYTHONUNBUFFERED="1",
         )
         stderr_path = self.workdir / f"{entrant.name}-{index}.stderr"

@@ -143,10 +143,26 @@ class BotRunner:
         return code
 
 
-def run_bot(choose: Chooser, name: str = "bot") -> None:
-    """Entry point for a bot script: play every match given to ``ARENA_TOKEN``."""
+def run_bot(
+    choose: Chooser,
+    name: str = "bot",
+    on_match_start: Callable[[pb.MatchStart], None] | None = None,
+    on_match_over: Callable[[pb.MatchOver], None] | None = None,
+) -> None:
+    """Entry point for a bot script: play every match given to ``ARENA_TOKEN``.
+
+    ``on_match_start`` / ``on_match_over`` are called with those messages (e.g. to reset
+    per-match memory or reseed a random generator per match)."""
+
+    def hooks(message: pb.RefereeMessage) -> None:
+        kind = message.WhichOneof("kind")
+        if kind == "match_start" and on_match_start is not None:
+            on_match_start(message.match_start)
+        elif kind == "match_over" and on_match_over is not None:
+            on_match_over(message.match_over)
+
     try:
-        BotRunner(choose, name=name).run()
+        BotRunner(choose, name=name, on_message=hooks).run()
     except BotError as exc:
         _log(name, str(exc))
         sys.exit(2)

@@ -72,9 +72,10 @@ class PlayerSession:
     """Everything the referee holds for one token: its connection, the match it is seated
     in, and the decision it owes."""
 
-    def __init__(self, token: str, name: str) -> None:
+    def __init__(self, token: str, name: str, single_use: bool = False) -> None:
         self.token = token
         self.name = name
+        self.single_use = single_use  # a seat token: retired when its match ends
         self.busy = asyncio.Lock()  # one match at a time, in the order they were given
         self.connection: _Connection | None = None
         self.connected = asyncio.Event()
@@ -370,6 +371,9 @@ class MatchRuntime:
                     )
                 )
         finally:
+            for session in self.sessions:
+                if session.single_use:
+                    session.mark_gone("the match this seat token was issued for is over")
             self.done.set()
             await self._wake_watchers()
 
@@ -394,9 +398,11 @@ class RefereeCore:
         self.matches: dict[str, MatchRuntime] = {}
         self._match_numbers = itertools.count(1)
 
-    def issue_player_token(self, name: str) -> str:
+    def issue_player_token(self, name: str, single_use: bool = False) -> str:
+        """A token for a player that may be seated in many matches (or, single_use, in the
+        one match it is issued for)."""
         token = secrets.token_urlsafe(24)
-        self.sessions[token] = PlayerSession(token, name)
+        self.sessions[token] = PlayerSession(token, name, single_use)
         return token
 
     def session(self, token: str) -> PlayerSession | None:
@@ -446,7 +452,7 @@ class RefereeCore:
         tokens: list[str] = []
         for seat, token in enumerate(players):
             if not token:
-                token = self.issue_player_token(names[seat] if names else f"seat {seat}")
+                token = self.issue_player_token(names[seat] if names else f"seat {seat}", single_use=True)
             elif token not in self.sessions:
                 raise RefereeError(f"seat {seat}: unknown player token")
             tokens.append(token)
@@ -708,7 +714,8 @@ async def start_server(
     core: RefereeCore, addresses: Sequence[str], admin_token: str | None = None
 ) -> grpc.aio.Server:
     """Start a grpc.aio server for ``core`` on ``addresses`` ("127.0.0.1:50051",
-    "unix:/path/sock", "[::]:0"). Returns the started server."""
+    "unix:/path/sock", "127.0.0.1:0" for any free port). Returns the started server;
+    ``server.bound_addresses`` lists the addresses with the ports actually bound."""
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", 1024 * 1024),
@@ -716,9 +723,15 @@ async def start_server(
         ]
     )
     server.add_generic_rpc_handlers((_handlers(RefereeServicer(core, admin_token)),))
+    bound = []
     for address in addresses:
         port = server.add_insecure_port(address)
-        if port == 0 and not address.startswith("unix:"):
+        if address.startswith("unix:"):
+            bound.append(address)
+        elif port == 0:
             raise RefereeError(f"cannot listen on {address}")
+        else:
+            bound.append(f"{address.rsplit(':', 1)[0]}:{port}")
     await server.start()
+    server.bound_addresses = bound  # type: ignore[attr-defined]
     return server

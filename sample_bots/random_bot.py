@@ -1,8 +1,10 @@
 """A bot that plays a uniformly random legal action, for any game.
 
 Run: ``python -m sample_bots.random_bot`` with ARENA_TARGET and ARENA_TOKEN set
-(the arena does this when it launches the bot). Its seed comes from
-ARENA_BOT_SEED when set, so tournaments are reproducible.
+(the arena does this when it launches the bot). Its generator is reseeded at the
+start of every match from ARENA_BOT_SEED and the match id, so its play in a match
+does not depend on which process plays it or what it played before: tournaments
+are reproducible, resumed ones included.
 """
 
 from __future__ import annotations
@@ -12,14 +14,19 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-_rng = random.Random(os.environ.get("ARENA_BOT_SEED"))
+_BASE_SEED = os.environ.get("ARENA_BOT_SEED", "")
+_rng = random.Random(_BASE_SEED)
 
 
 def choose(observation: Any, legal_actions: Sequence[str]) -> str:
     return _rng.choice(list(legal_actions))
 
 
+def reseed(match_id: str) -> None:
+    _rng.seed(f"{_BASE_SEED}/{match_id}")
+
+
 if __name__ == "__main__":
     from referee.client import run_bot
 
-    run_bot(choose, name="random")
+    run_bot(choose, name="random", on_match_start=lambda start: reseed(start.match_id))

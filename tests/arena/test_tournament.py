@@ -1,0 +1,116 @@
+"""Tournaments end to end through the CLI: real bot processes, a real referee, real
+SQLite files; a tournament killed with SIGKILL resumes without replaying finished
+matches and ends with exactly the ratings of an uninterrupted run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARENA = [sys.executable, "-m", "arena.cli"]
+BOT = [sys.executable, "-m", "sample_bots.random_bot"]
+
+
+def arena(db: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*ARENA, *args], capture_output=True, text=True, check=check, cwd=ROOT,
+                          timeout=300, env={**os.environ, "ARENA_DB": str(db)})
+
+
+def register(db: Path, names: list[str]) -> None:
+    for name in names:
+        arena(db, "bots", "add", name, "--game", "gin_rummy", "--", *BOT)
+
+
+def results(db: Path) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute(
+            "select m.idx, r.seat, r.entrant, r.score, r.rank from results r join matches m on m.id = r.match_id "
+            "order by m.idx, r.seat").fetchall()
+
+
+def ratings(db: Path) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("select entrant, mu, sigma, games from ratings order by entrant").fetchall()
+
+
+RUN = ["tournament", "run", "--game", "gin_rummy", "--bots", "a,b,c", "--rounds", "2", "--seed", "11",
+       "--rules", "max_hands=3"]
+
+
+def test_bots_add_list_and_bad_input(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    register(db, ["a"])
+    listed = json.loads(arena(db, "bots", "list", "--json").stdout)
+    assert [b["name"] for b in listed] == ["a"] and listed[0]["command"] == BOT
+    again = arena(db, "bots", "add", "a", "--game", "gin_rummy", "--", *BOT, check=False)
+    assert again.returncode == 2 and "exists already" in again.stderr
+    bad_game = arena(db, "bots", "add", "z", "--game", "chess", "--", *BOT, check=False)
+    assert bad_game.returncode == 2 and "unknown game 'chess'" in bad_game.stderr
+    bad_rule = arena(db, "tournament", "run", "--game", "gin_rummy", "--bots", "a", "--rules", "knock=3", check=False)
+    assert bad_rule.returncode == 2 and "unknown rule option knock" in bad_rule.stderr
+    unknown_bot = arena(db, "tournament", "run", "--game", "gin_rummy", "--bots", "a,zz", check=False)
+    assert unknown_bot.returncode == 2 and "no bot named 'zz'" in unknown_bot.stderr
+
+
+def test_tournament_stores_every_match_and_replays_verify(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    register(db, ["a", "b", "c"])
+    out = json.loads(arena(db, *RUN, "--concurrency", "3", "--json").stdout)
+    assert out["played"] == 12 and not out["errors"]
+    assert sorted(r["entrant"] for r in out["leaderboard"]) == ["a", "b", "c"]
+    assert all(r["games"] == 8 for r in out["leaderboard"])
+    matches = json.loads(arena(db, "matches", "list", "--json").stdout)
+    assert len(matches) == 12 and {m["reason"] for m in matches} == {"finished"}
+    verify = arena(db, "replay", "verify", "--json")
+    assert all(r["ok"] for r in json.loads(verify.stdout))
+    exported = tmp_path / "one.jsonl"
+    arena(db, "replay", "export", matches[0]["id"], "-o", str(exported))
+    assert json.loads(exported.read_text().splitlines()[0])["type"] == "header"
+    board = json.loads(arena(db, "leaderboard", "--game", "gin_rummy", "--json").stdout)
+    assert board["rules"] == "max_hands=3" and len(board["leaderboard"]) == 3
+
+
+def test_killed_tournament_resumes_to_the_same_results_and_ratings(tmp_path: Path) -> None:
+    whole, killed = tmp_path / "whole.db", tmp_path / "killed.db"
+    for db in (whole, killed):
+        register(db, ["a", "b", "c"])
+    arena(whole, *RUN, "--concurrency", "2")
+
+    proc = subprocess.Popen([*ARENA, *RUN, "--concurrency", "1", "--db", str(killed)], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    stored = 0
+    while time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+        try:
+            stored = len(results(killed)) // 2
+        except sqlite3.OperationalError:
+            continue
+        if stored >= 3:
+            break
+    if proc.poll() is not None:
+        pytest.fail("the tournament finished before it could be killed")
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    before = results(killed)
+    assert 0 < len(before) // 2 < 12
+    status = json.loads(arena(killed, "tournament", "list", "--json").stdout)[0]
+    assert status["status"] == "running" and status["matches_done"] == len(before) // 2
+
+    out = json.loads(arena(killed, "tournament", "resume", "1", "--json").stdout)
+    assert out["played"] == 12 - len(before) // 2
+    after = results(killed)
+    assert after[: len(before)] == before  # finished matches were not played again
+    assert after == results(whole)
+    assert ratings(killed) == ratings(whole)
+    assert json.loads(arena(killed, "tournament", "list", "--json").stdout)[0]["status"] == "finished"
