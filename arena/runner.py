@@ -195,8 +195,12 @@ class RunSummary:
     seconds: float
 
 
-async def run_tournament(store: Store, tournament_id: int, on_progress: ProgressCallback | None = None) -> RunSummary:
-    """Play every scheduled match of a tournament that is not stored yet, then rate."""
+async def run_tournament(
+    store: Store, tournament_id: int, on_progress: ProgressCallback | None = None,
+    core: RefereeCore | None = None,
+) -> RunSummary:
+    """Play every scheduled match of a tournament that is not stored yet, then rate.
+    ``core`` lets a caller (the benchmark) observe the referee while it runs."""
     record = store.tournament(tournament_id)
     engine = get_game(record.game)
     rules = parse_rules(engine.Rules, record.rules)
@@ -212,7 +216,7 @@ async def run_tournament(store: Store, tournament_id: int, on_progress: Progress
     if on_progress:
         on_progress(Progress(done, len(plans), None, None))
 
-    core = RefereeCore()
+    core = core or RefereeCore()
     with tempfile.TemporaryDirectory(prefix="arena-") as tmp:
         address = f"unix:{tmp}/referee.sock"
         server = await start_server(core, [address])

@@ -10,10 +10,10 @@ if the connection drops. It returns when the referee closes the stream.
 
 from __future__ import annotations
 
-import concurrent.futures
 import os
 import queue
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -54,6 +54,47 @@ class _Outbox:
             yield message
 
 
+class _Watchdog:
+    """Sends the fallback answer if ``choose`` is still running at the deadline.
+
+    One long-lived thread for all turns (a thread per turn would cost more than many
+    bots' whole decision)."""
+
+    def __init__(self, outbox_ref: list[_Outbox], name: str) -> None:
+        self._outbox_ref = outbox_ref
+        self._name = name
+        self._cond = threading.Condition()
+        self._armed: tuple[int, float, str] | None = None
+        threading.Thread(target=self._run, daemon=True, name="deadline-watchdog").start()
+
+    def arm(self, request_id: int, deadline: float, fallback: str) -> None:
+        with self._cond:
+            self._armed = (request_id, deadline, fallback)
+            self._cond.notify()
+
+    def disarm(self) -> bool:
+        """True if the answer is still ours to send (the watchdog did not fire)."""
+        with self._cond:
+            ours = self._armed is not None
+            self._armed = None
+            return ours
+
+    def _run(self) -> None:
+        with self._cond:
+            while True:
+                if self._armed is None:
+                    self._cond.wait()
+                    continue
+                request_id, deadline, fallback = self._armed
+                left = deadline - time.monotonic()
+                if left > 0:
+                    self._cond.wait(left)
+                    continue
+                self._armed = None
+                _log(self._name, f"choose() missed its deadline; playing {fallback!r}")
+                self._outbox_ref[0].put(pb.BotMessage(action=pb.Action(request_id=request_id, code=fallback)))
+
+
 class BotRunner:
     """Plays matches for one token. Use :func:`run_bot` unless you need the hooks."""
 
@@ -73,7 +114,8 @@ class BotRunner:
             raise BotError("set ARENA_TARGET and ARENA_TOKEN (the arena does this when it launches a bot)")
         self.on_message = on_message
         self.matches_played = 0
-        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        self._outbox_ref: list[_Outbox] = []
+        self._watchdog = _Watchdog(self._outbox_ref, name)
 
     def run(self) -> None:
         """Play until the referee closes the stream; reconnect after transport errors."""
@@ -96,6 +138,7 @@ class BotRunner:
         """One connection; True when the referee ended it normally."""
         hello = pb.BotMessage(hello=pb.Hello(token=self.token, bot_name=self.name))
         outbox = _Outbox(hello)
+        self._outbox_ref[:] = [outbox]
         with grpc.insecure_channel(self.target) as channel:
             stub = referee_pb2_grpc.RefereeStub(channel)
             try:
@@ -111,7 +154,8 @@ class BotRunner:
         kind = message.WhichOneof("kind")
         if kind == "turn":
             code = self._decide(message.turn)
-            outbox.put(pb.BotMessage(action=pb.Action(request_id=message.turn.request_id, code=code)))
+            if code is not None:
+                outbox.put(pb.BotMessage(action=pb.Action(request_id=message.turn.request_id, code=code)))
         elif kind == "match_over":
             self.matches_played += 1
         elif kind == "action_result":
@@ -120,27 +164,22 @@ class BotRunner:
         elif kind == "error":
             raise BotError(f"referee refused the bot: {message.error.code}: {message.error.message}")
 
-    def _decide(self, turn: pb.Turn) -> str:
+    def _decide(self, turn: pb.Turn) -> str | None:
+        """The code to send, or None if the watchdog already answered for a slow choose()."""
         game = turn.observation.WhichOneof("game")
         observation = getattr(turn.observation, game) if game else turn.observation
         legal = list(turn.legal_actions)
         budget = max(0.0, turn.seconds_left - SAFETY_MARGIN)
-        future = self._pool.submit(self.choose, observation, legal)
+        self._watchdog.arm(turn.request_id, time.monotonic() + budget, legal[0])
         try:
-            code = future.result(timeout=budget)
-        except concurrent.futures.TimeoutError:
-            _log(self.name, f"choose() took longer than {budget:.2f}s; playing {legal[0]!r}")
-            # The stuck call keeps its thread; later turns get a fresh one.
-            self._pool.shutdown(wait=False)
-            self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-            return legal[0]
+            code = self.choose(observation, legal)
         except Exception as exc:  # noqa: BLE001 - a bug in choose() must not lose the match
             _log(self.name, f"choose() raised {type(exc).__name__}: {exc}; playing {legal[0]!r}")
-            return legal[0]
+            code = legal[0]
         if not isinstance(code, str):
             _log(self.name, f"choose() returned {code!r}, not a code; playing {legal[0]!r}")
-            return legal[0]
-        return code
+            code = legal[0]
+        return code if self._watchdog.disarm() else None
 
 
 def run_bot(

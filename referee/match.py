@@ -140,6 +140,7 @@ class SeatAgent(Protocol):
     async def finish(self, result: MatchResult, seat: int) -> None: ...
 
 
+# Told of every step: its events, the (immutable) state after them, and the result at the end.
 PublicListener = Callable[[Sequence[Event], Any, "MatchResult | None"], None]
 
 
@@ -178,7 +179,10 @@ class MatchDriver:
         self.state = game.initial_state(spec.rules, spec.seats, spec.seed)
         await self._publish(game.events(self.state))
         while not self.forfeited and (to_act := game.to_act(self.state)):
-            asked = await asyncio.gather(*(self._ask(seat) for seat in to_act))
+            if len(to_act) == 1:
+                asked = [await self._ask(to_act[0])]
+            else:
+                asked = await asyncio.gather(*(self._ask(seat) for seat in to_act))
             for seat, (code, status, elapsed) in zip(to_act, asked, strict=True):
                 if self.forfeited:
                     break
@@ -220,7 +224,8 @@ class MatchDriver:
         try:
             # Agents enforce the deadline themselves (to tell a timeout from a disconnect);
             # this bound only guards against an agent that does not.
-            code = await asyncio.wait_for(self.agents[seat].decide(request), seconds + _GRACE)
+            async with asyncio.timeout(seconds + _GRACE):
+                code = await self.agents[seat].decide(request)
         except TimeoutError:
             fault = SeatFault("timeout", f"no answer within {seconds:.3g}s")
         except SeatFault as exc:
@@ -277,7 +282,7 @@ class MatchDriver:
             except Exception:
                 pass
         if self.on_public is not None:
-            self.on_public(events, self.game.public_view(self.state), None)
+            self.on_public(events, self.state, None)
 
     async def _finish(self) -> MatchResult:
         game = self.game
@@ -299,7 +304,7 @@ class MatchDriver:
             replay=self.recorder.text(),
         )
         if self.on_public is not None:
-            self.on_public((), game.public_view(self.state), result)
+            self.on_public((), self.state, result)
         await asyncio.gather(*(self._safe_finish(result, seat) for seat in range(self.spec.seats)))
         return result
 

@@ -44,6 +44,9 @@ PROTOCOL = "referee.v1"
 HELLO_TIMEOUT = 30.0  # seconds a new stream has to say hello
 _EXPIRED_MEMORY = 256  # request ids remembered to tell "late" from "unknown"
 _MAX_MESSAGE_BYTES = 64 * 1024  # bot messages are tiny; anything bigger is hostile
+# Events wait this long for company before they are sent on their own; a Turn takes
+# them along at once. Fewer, larger messages: the transport costs per message.
+EVENT_FLUSH_SECONDS = 0.02
 
 
 class RefereeError(ValueError):
@@ -85,10 +88,30 @@ class PlayerSession:
         self.match_start: pb.MatchStart | None = None  # resent on reconnect
         self.turn: pb.Turn | None = None  # resent on reconnect
         self.gone: str | None = None  # set when the bot's process is known to be dead
+        self.events: list[pb.EventNotice] = []  # not yet sent
+        self._flush: asyncio.TimerHandle | None = None
 
     def send(self, message: pb.RefereeMessage) -> None:
         if self.connection is not None:
             self.connection.queue.put_nowait(message)
+
+    def add_events(self, notices: list[pb.EventNotice]) -> None:
+        self.events.extend(notices)
+        if self._flush is None:
+            self._flush = asyncio.get_running_loop().call_later(EVENT_FLUSH_SECONDS, self.flush_events)
+
+    def take_events(self) -> list[pb.EventNotice]:
+        """The pending events, to travel with a Turn."""
+        if self._flush is not None:
+            self._flush.cancel()
+            self._flush = None
+        events, self.events = self.events, []
+        return events
+
+    def flush_events(self) -> None:
+        events = self.take_events()
+        if events:
+            self.send(pb.RefereeMessage(events=pb.Events(events=events)))
 
     def attach(self) -> _Connection:
         if self.connection is not None:  # a reconnect replaces the old stream
@@ -261,6 +284,7 @@ class StreamSeat:
             observation=observation_message(self.game, request.view),
             legal_actions=request.legal,
             decision_number=request.number,
+            events=session.take_events(),
         )
         session.turn = turn
         session.send(pb.RefereeMessage(turn=turn))
@@ -290,11 +314,10 @@ class StreamSeat:
 
     async def notify(self, seat: int, events: Sequence[Event]) -> None:
         match_id = self.session.match_start.match_id if self.session.match_start else ""
-        self.session.send(
-            pb.RefereeMessage(events=pb.Events(events=_event_notices(match_id, events, seat)))
-        )
+        self.session.add_events(_event_notices(match_id, events, seat))
 
     async def finish(self, result: MatchResult, seat: int) -> None:
+        self.session.flush_events()
         self.session.send(pb.RefereeMessage(match_over=_match_over(result, seat)))
         self.session.match_start = None
 
@@ -320,12 +343,21 @@ class MatchRuntime:
         self.driver: MatchDriver | None = None
         self.result: MatchResult | None = None
         self.error: str | None = None
-        self.feed: list[tuple[float, pb.WatchMessage]] = []
+        # (time, events, state after them, result): turned into messages only for watchers
+        self.feed: list[tuple[float, Sequence[Event], Any, MatchResult | None]] = []
         self.feed_changed = asyncio.Condition()
         self.done = asyncio.Event()
+        self.watchers = 0
         self.task: asyncio.Task[None] | None = None
 
-    def on_public(self, events: Sequence[Event], view: Any, result: MatchResult | None) -> None:
+    def on_public(self, events: Sequence[Event], state: Any, result: MatchResult | None) -> None:
+        self.feed.append((time.monotonic(), events, state, result))
+        if self.watchers:
+            asyncio.get_running_loop().create_task(self._wake_watchers())
+
+    def watch_message(self, index: int) -> tuple[float, pb.WatchMessage]:
+        stamp, events, state, result = self.feed[index]
+        view = get_game(self.spec.game).public_view(state)
         message = pb.WatchMessage(
             match_id=self.spec.match_id,
             events=_event_notices(self.spec.match_id, events, None),
@@ -333,8 +365,7 @@ class MatchRuntime:
         )
         if result is not None:
             message.match_over.CopyFrom(_match_over(result, -1))
-        self.feed.append((time.monotonic(), message))
-        asyncio.get_running_loop().create_task(self._wake_watchers())
+        return stamp, message
 
     async def _wake_watchers(self) -> None:
         async with self.feed_changed:
@@ -550,21 +581,25 @@ class RefereeServicer:
         start = _match_start(runtime.spec, -1)
         yield pb.WatchMessage(match_id=runtime.spec.match_id, match_start=start)
         index = 0
-        while True:
-            async with runtime.feed_changed:
-                await runtime.feed_changed.wait_for(
-                    lambda: index < len(runtime.feed) or runtime.done.is_set()
-                )
-            if index >= len(runtime.feed):
-                return
-            stamp, message = runtime.feed[index]
-            index += 1
-            wait = stamp + delay - time.monotonic()
-            if wait > 0:
-                await asyncio.sleep(wait)
-            yield message
-            if message.HasField("match_over"):
-                return
+        runtime.watchers += 1
+        try:
+            while True:
+                async with runtime.feed_changed:
+                    await runtime.feed_changed.wait_for(
+                        lambda: index < len(runtime.feed) or runtime.done.is_set()  # noqa: B023
+                    )
+                if index >= len(runtime.feed):
+                    return
+                stamp, message = runtime.watch_message(index)
+                index += 1
+                wait = stamp + delay - time.monotonic()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                yield message
+                if message.HasField("match_over"):
+                    return
+        finally:
+            runtime.watchers -= 1
 
     def _check_admin(self, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         if self.admin_token is None:

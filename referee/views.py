@@ -15,13 +15,16 @@ dataclass of their own.
 from __future__ import annotations
 
 import dataclasses
+import types
+import typing
 from enum import Enum
 from functools import cache
 from typing import Any
 
+from google.protobuf import descriptor_pool
 from google.protobuf.message import Message
 
-from referee.cards import Card
+from referee.cards import JOKER, STANDARD_DECK, Card
 from referee.v1 import cards_pb2, referee_pb2
 
 _SUIT_NUMBERS = {
@@ -53,42 +56,74 @@ def card_message(c: Card) -> cards_pb2.Card:
     return msg
 
 
-def _group_cards(item: Any) -> tuple[Card, ...] | None:
-    if isinstance(item, tuple) and all(isinstance(c, Card) for c in item):
-        return item
-    return None
-
-
 def fill_message(msg: Message, view: Any) -> Message:
     """Copy a view dataclass into ``msg`` field by field; returns ``msg``."""
-    descriptor = msg.DESCRIPTOR
-    for name in _field_names(type(view)):
+    for name, kind, sub in _plan(type(view), msg.DESCRIPTOR.full_name):
         value = getattr(view, name)
-        if name not in descriptor.fields_by_name:
-            raise ViewError(f"{type(view).__name__}.{name} has no field in {descriptor.full_name}")
         if value is None:
             continue
-        target = getattr(msg, name)
-        if isinstance(value, tuple):
-            for item in value:
-                if isinstance(item, Card):
-                    _fill_card(target.add(), item)
-                elif dataclasses.is_dataclass(item):
-                    fill_message(target.add(), item)
-                elif (group := _group_cards(item)) is not None:
-                    # A tuple of card tuples maps onto repeated CardGroup.
-                    sub = target.add()
-                    for c in group:
-                        _fill_card(sub.cards.add(), c)
-                else:
-                    target.append(item.value if isinstance(item, Enum) else item)
-        elif isinstance(value, Card):
-            _fill_card(target, value)
-        elif dataclasses.is_dataclass(value):
-            fill_message(target, value)
-        else:
+        if kind == _SCALAR:
             setattr(msg, name, value.value if isinstance(value, Enum) else value)
+        elif kind == _CARD:
+            getattr(msg, name).CopyFrom(_CARD_MESSAGES[value])
+        elif kind == _CARDS:
+            getattr(msg, name).extend([_CARD_MESSAGES[c] for c in value])
+        elif kind == _SCALARS:
+            getattr(msg, name).extend([v.value if isinstance(v, Enum) else v for v in value])
+        elif kind == _VIEW:
+            fill_message(getattr(msg, name), value)
+        elif kind == _VIEWS:
+            target = getattr(msg, name)
+            for item in value:
+                fill_message(target.add(), item)
+        else:  # _GROUPS: a tuple of card tuples onto repeated CardGroup
+            target = getattr(msg, name)
+            for group in value:
+                target.add().cards.extend([_CARD_MESSAGES[c] for c in group])
     return msg
+
+
+_SCALAR, _CARD, _CARDS, _SCALARS, _VIEW, _VIEWS, _GROUPS = range(7)
+_CARD_MESSAGES: dict[Card, cards_pb2.Card] = {}
+
+
+def _kind(tp: Any) -> int:
+    """How a field of this annotated type maps onto protobuf."""
+    args = [a for a in typing.get_args(tp) if a is not type(None)]
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        return _kind(args[0]) if len(args) == 1 else _SCALAR
+    if origin is tuple:
+        inner = args[0]
+        if inner is Card:
+            return _CARDS
+        if typing.get_origin(inner) is tuple:
+            return _GROUPS
+        if dataclasses.is_dataclass(inner):
+            return _VIEWS
+        return _SCALARS
+    if tp is Card:
+        return _CARD
+    if dataclasses.is_dataclass(tp):
+        return _VIEW
+    return _SCALAR
+
+
+@cache
+def _plan(cls: type[Any], message_name: str) -> tuple[tuple[str, int, None], ...]:
+    """The conversion steps for one view class, worked out once from its annotations."""
+    from referee.v1 import referee_pb2 as _  # noqa: F401 - every message registered
+
+    if not _CARD_MESSAGES:
+        _CARD_MESSAGES.update({c: card_message(c) for c in (*STANDARD_DECK, JOKER)})
+    descriptor = descriptor_pool.Default().FindMessageTypeByName(message_name)
+    hints = typing.get_type_hints(cls)
+    steps = []
+    for f in dataclasses.fields(cls):
+        if f.name not in descriptor.fields_by_name:
+            raise ViewError(f"{cls.__name__}.{f.name} has no field in {message_name}")
+        steps.append((f.name, _kind(hints[f.name]), None))
+    return tuple(steps)
 
 
 def observation_message(game: str, view: Any) -> referee_pb2.Observation:

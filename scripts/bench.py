@@ -115,49 +115,51 @@ def ping_pong(streams: int, seconds: float, processes: int) -> float:
 
 
 def referee_tournament(game: str, matches_at_once: int, seconds: float) -> dict[str, float]:
-    """A tournament of random bots through the real referee and store, for about ``seconds``."""
+    """A tournament of random bots through the real referee and store, measured for
+    ``seconds`` after a warm-up in which the bot processes start."""
     from arena import runner
     from arena.store import Store
+    from referee.service import RefereeCore
 
     with tempfile.TemporaryDirectory(prefix="bench-db-") as tmp:
         store = Store(Path(tmp) / "bench.db")
-        names = [f"random{i}" for i in range(2)]
+        names = ["random0", "random1"]
         for name in names:
             store.add_entrant(name, ["*"], [sys.executable, "-m", "sample_bots.random_bot"], str(ROOT))
-        # Enough matches to keep every slot busy for the whole run.
         record = runner.create_tournament(
-            store, game, names, {}, rounds=max(1, matches_at_once * 4), seed=7,
-            concurrency=matches_at_once, seats=None,
-            settings={"move_seconds": 10.0, "time_bank_seconds": 0.0, "fault_policy": "forfeit", "max_strikes": 3},
+            store, game, names, {}, rounds=matches_at_once * 50, seed=7, concurrency=matches_at_once,
+            seats=None, settings={"move_seconds": 10.0, "time_bank_seconds": 0.0, "fault_policy": "forfeit",
+                                  "max_strikes": 3},
         )
-        decisions = 0
-        finished = 0
+        core = RefereeCore()
+        finished = {"matches": 0, "decisions": 0}
 
         def progress(p: runner.Progress) -> None:
-            nonlocal decisions, finished
             if p.result is not None:
-                decisions += p.result.decisions
-                finished += 1
+                finished["matches"] += 1
+                finished["decisions"] += p.result.decisions
 
-        async def bounded() -> float:
-            task = asyncio.get_running_loop().create_task(runner.run_tournament(store, record.id, progress))
-            # Warm-up: bot processes start; count only what finishes after that.
-            await asyncio.sleep(min(3.0, seconds / 3))
-            nonlocal decisions, finished
-            decisions, finished = 0, 0
-            t0 = time.monotonic()
+        def decisions_now() -> int:
+            live = sum(m.driver.decisions for m in core.matches.values() if m.driver is not None)
+            return finished["decisions"] + live
+
+        async def measure() -> tuple[float, int, int]:
+            task = asyncio.get_running_loop().create_task(
+                runner.run_tournament(store, record.id, progress, core=core))
+            await asyncio.sleep(3.0)  # warm-up: bot processes start and connect
+            d0, m0, t0 = decisions_now(), finished["matches"], time.monotonic()
             await asyncio.sleep(seconds)
-            elapsed = time.monotonic() - t0
+            d1, m1, t1 = decisions_now(), finished["matches"], time.monotonic()
             task.cancel()
             try:
                 await task
             except (asyncio.CancelledError, Exception):
                 pass
-            return elapsed
+            return t1 - t0, d1 - d0, m1 - m0
 
-        elapsed = asyncio.run(bounded())
+        elapsed, decisions, matches = asyncio.run(measure())
         store.close()
-    return {"decisions_per_s": decisions / elapsed, "matches_per_s": finished / elapsed}
+    return {"decisions_per_s": decisions / elapsed, "matches_per_s": matches / elapsed}
 
 
 # ---- 3. engines ---------------------------------------------------------------------------

@@ -98,7 +98,7 @@ class MatchStart(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., game_version: _Optional[int] = ..., seat: _Optional[int] = ..., seats: _Optional[int] = ..., rules: _Optional[_Mapping[str, str]] = ..., players: _Optional[_Iterable[str]] = ..., move_seconds: _Optional[float] = ..., time_bank_seconds: _Optional[float] = ..., fault_policy: _Optional[str] = ..., max_strikes: _Optional[int] = ...) -> None: ...
 
 class Turn(_message.Message):
-    __slots__ = ("request_id", "match_id", "seat", "seconds_left", "deadline_unix_ms", "time_bank_left", "observation", "legal_actions", "decision_number")
+    __slots__ = ("request_id", "match_id", "seat", "seconds_left", "deadline_unix_ms", "time_bank_left", "observation", "legal_actions", "decision_number", "events")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -108,6 +108,7 @@ class Turn(_message.Message):
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     DECISION_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
     request_id: int
     match_id: str
     seat: int
@@ -117,7 +118,8 @@ class Turn(_message.Message):
     observation: Observation
     legal_actions: _containers.RepeatedScalarFieldContainer[str]
     decision_number: int
-    def __init__(self, request_id: _Optional[int] = ..., match_id: _Optional[str] = ..., seat: _Optional[int] = ..., seconds_left: _Optional[float] = ..., deadline_unix_ms: _Optional[int] = ..., time_bank_left: _Optional[float] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal_actions: _Optional[_Iterable[str]] = ..., decision_number: _Optional[int] = ...) -> None: ...
+    events: _containers.RepeatedCompositeFieldContainer[EventNotice]
+    def __init__(self, request_id: _Optional[int] = ..., match_id: _Optional[str] = ..., seat: _Optional[int] = ..., seconds_left: _Optional[float] = ..., deadline_unix_ms: _Optional[int] = ..., time_bank_left: _Optional[float] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal_actions: _Optional[_Iterable[str]] = ..., decision_number: _Optional[int] = ..., events: _Optional[_Iterable[_Union[EventNotice, _Mapping]]] = ...) -> None: ...
 
 class Observation(_message.Message):
     __slots__ = ("gin_rummy", "golf", "golf_solitaire", "dingo", "goninkan")

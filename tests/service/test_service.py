@@ -125,7 +125,10 @@ def test_a_seat_receives_exactly_its_own_observations_and_event_texts(tmp_path: 
     received = [text_format.Parse(chunk, pb.RefereeMessage()) for chunk in log.read_text().split("\n=====\n")
                 if chunk.strip()]
     turns = [m.turn for m in received if m.WhichOneof("kind") == "turn"]
-    texts = [e.text for m in received if m.WhichOneof("kind") == "events" for e in m.events.events]
+    texts = []  # events arrive batched on their own or with the next Turn
+    for m in received:
+        if m.WhichOneof("kind") in ("events", "turn"):
+            texts.extend(e.text for e in (m.events.events if m.HasField("events") else m.turn.events))
     assert all(t.seat == seat for t in turns)
 
     replay = parse_replay(result.replay)
