@@ -221,8 +221,8 @@ def _build_actions() -> tuple[
     pass_: list[Action | None] = [None] * 52
     wolf: list[Action | None] = [None] * 52
     for c in DEALT_CARDS:
-        if c.rank != 1:
-            discard[c.index] = Action(c.index, "discard", c, f"discard {c.code}")
+        # Aces have discard codes (so a bot gets "aces can never be discarded"), never legal.
+        discard[c.index] = Action(c.index, "discard", c, f"discard {c.code}")
         pass_[c.index] = Action(100 + c.index, "pass", c, f"pass {c.code}")
         if c.index in range(_C, _C + 13) or c.index in range(_S, _S + 13):
             wolf[c.index] = Action(200 + c.index, "wolf", c, f"wolf {c.code}")
@@ -561,6 +561,7 @@ def _ask_next(t: _Table, wolf_mask: int, phase: int) -> bool:
             break
         seat = t.queue[0]
         if t.hands_l[seat] & wolf_mask:
+            t.current = cur
             t.phase, t.actor, t.turn_played = phase, seat, False
             return True
         cur = _with_pass(cur, seat)
@@ -752,7 +753,8 @@ def _end_deal(t: _Table) -> None:
         t.phase, t.actor, t.step, t.rank, t.queue = OVER, -1, 0, 0, ()
         t.event(
             "match_end",
-            f"the match is over after {t.deal_number} deals: totals {_signed(t.totals)}",
+            f"the match is over after {t.deal_number} deal{'s' if t.deal_number > 1 else ''}: "
+            f"totals {_signed(t.totals)}",
         )
         return
     dealer = (t.dealer + 1) % SEATS
@@ -769,12 +771,12 @@ def _is_legal(s: DingoState, seat: int, a: Action) -> bool:
     if phase == ACE_RABBIT_CALL:
         return c is None
     if c is None:
-        return a is DECLINE and phase in (HUNT, ACE_HUNT)
+        return a == DECLINE and phase in (HUNT, ACE_HUNT)
     bit = 1 << c.index
     if not s.hands[seat] & bit:
         return False
     if phase == DISCARD:
-        return a.kind == "discard"
+        return a.kind == "discard" and c.rank != 1
     if phase == PASS:
         return a.kind == "pass"
     return a.kind == "wolf" and bool(WOLVES[s.rank] & bit)
@@ -851,7 +853,7 @@ class DingoGame:
             )
             _next_turn(t)
         elif s.phase == ACE_RABBIT_CALL:
-            _ace_rabbit(t, seat, action is PLAY_ACE_RABBIT)
+            _ace_rabbit(t, seat, action == PLAY_ACE_RABBIT)
         elif c is not None:
             _play_wolf(t, seat, c)
         else:
