@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from arena import runner
+from arena import runner, watching
 from arena.leaderboard import leaderboard
 from arena.schedule import ScheduleError
 from arena.store import Store, StoreError
@@ -457,6 +457,9 @@ def demo(
     if first:
         console.print(f"watch one: arena replay show {first[0]['id']} --seat 0    "
                       f"check them all: arena replay verify")
+
+
+watching.register(app, replay_app)
 
 
 def main() -> None:
