@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from arena import runner, watching
+from arena import checks, runner, watching
 from arena.leaderboard import leaderboard
 from arena.schedule import ScheduleError
 from arena.store import Store, StoreError
@@ -110,6 +110,41 @@ def bots_list(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
     console.print(table)
 
 
+@bots_app.command("check")
+def bots_check(
+    name: str,
+    game: Annotated[list[str] | None, typer.Option("--game", help="Check only this game (repeat).")] = None,
+    move_seconds: Annotated[float, typer.Option(help="Time per decision.")] = 5.0,
+    db: DbOption = DEFAULT_DB,
+    as_json: JsonOption = False,
+) -> None:
+    """Play one short match of each game the bot declares against random bots and report
+    protocol errors, illegal actions, timeouts and crashes in plain words."""
+    store = _open(db)
+    try:
+        entrant = store.entrant(name)
+        for g in game or []:
+            get_game(g)
+    except USER_ERRORS as exc:
+        raise _fail(str(exc)) from exc
+    reports = checks.run_checks(entrant, game, move_seconds)
+    if as_json:
+        _print_json([dataclasses.asdict(r) for r in reports])
+    else:
+        for r in reports:
+            if r.ok:
+                console.print(f"[green]ok[/] {r.game}: {r.decisions} decisions, no faults")
+            else:
+                console.print(f"[red]problem[/] {r.game}:")
+                for p in r.problems:
+                    console.print(f"  - {name} {p}", highlight=False)
+            if r.stderr_tail and not r.ok:
+                console.print("  its last stderr lines:\n" + "\n".join(f"    {x}" for x in r.stderr_tail.splitlines()),
+                              highlight=False)
+    if not reports or not all(r.ok for r in reports):
+        raise typer.Exit(1)
+
+
 # ---- tournaments -----------------------------------------------------------------
 
 
@@ -151,13 +186,17 @@ def tournament_run(
     time_bank: Annotated[float, typer.Option(help="Extra seconds per bot per match.")] = 0.0,
     fault_policy: Annotated[str, typer.Option(help="forfeit | default")] = "forfeit",
     max_strikes: Annotated[int, typer.Option(help="Strikes before a forfeit under 'default'.")] = 3,
+    bot_cpu_seconds: Annotated[float | None, typer.Option(help="CPU seconds per bot per match.")] = 60.0,
+    bot_memory_mb: Annotated[float | None, typer.Option(help="Memory per bot (all its processes).")] = 1024.0,
+    bot_output_kb: Annotated[int, typer.Option(help="Stderr kept per bot per match.")] = 64,
     db: DbOption = DEFAULT_DB,
     as_json: JsonOption = False,
 ) -> None:
     """Run a round-robin tournament and print its leaderboard."""
     store = _open(db)
     settings = {"move_seconds": move_seconds, "time_bank_seconds": time_bank, "fault_policy": fault_policy,
-                "max_strikes": max_strikes}
+                "max_strikes": max_strikes, "bot_cpu_seconds": bot_cpu_seconds, "bot_memory_mb": bot_memory_mb,
+                "bot_output_bytes": bot_output_kb * 1024}
     try:
         record = runner.create_tournament(
             store, game, [b.strip() for b in bots.split(",") if b.strip()], _rules(rules), rounds, seed,

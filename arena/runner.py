@@ -17,22 +17,19 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, replace
 from typing import Any
 
+from arena.bots import BotLaunchError, BotLimits, BotPool
 from arena.rating import compute_ratings
 from arena.schedule import MatchPlan, round_robin
-from arena.store import Entrant, Store, TournamentRecord
+from arena.store import Store, TournamentRecord
 from referee.game import get_game, parse_rules
 from referee.match import MatchConfig, MatchResult
-from referee.replay import now_iso
+from referee.replay import now_iso, with_bot_logs
 from referee.rules import rules_to_dict
 from referee.service import RefereeCore, RefereeError, start_server
 
-# What a bot process inherits: nothing secret, just enough to run interpreters.
-_ENV_PASSTHROUGH = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "SYSTEMROOT")
-STOP_GRACE_SECONDS = 3.0
 
 
 class TournamentError(ValueError):
@@ -47,100 +44,6 @@ def rules_key(game: str, rules: Any) -> str:
     return ",".join(changed) or "default"
 
 
-@dataclass(eq=False)
-class BotProcess:
-    entrant: Entrant
-    token: str
-    process: asyncio.subprocess.Process
-    stderr_path: Path
-    alive: bool = True
-    busy: bool = False
-
-
-@dataclass
-class BotPool:
-    """Long-lived bot processes per entrant, handed out one match at a time."""
-
-    core: RefereeCore
-    address: str
-    workdir: Path
-    seed: int
-    processes: dict[str, list[BotProcess]] = field(default_factory=lambda: defaultdict(list))
-    closing: bool = False
-    _watchers: list[asyncio.Task[None]] = field(default_factory=list)
-
-    async def acquire(self, entrant: Entrant) -> BotProcess:
-        for bot in self.processes[entrant.name]:
-            if bot.alive and not bot.busy:
-                bot.busy = True
-                return bot
-        bot = await self._launch(entrant)
-        bot.busy = True
-        return bot
-
-    def release(self, bot: BotProcess) -> None:
-        bot.busy = False
-
-    async def _launch(self, entrant: Entrant) -> BotProcess:
-        index = len(self.processes[entrant.name])
-        token = self.core.issue_player_token(entrant.name)
-        env = {k: os.environ[k] for k in _ENV_PASSTHROUGH if k in os.environ}
-        env.update(
-            ARENA_TARGET=self.address,
-            ARENA_TOKEN=token,
-            ARENA_BOT_SEED=f"{self.seed}-{entrant.name}",
-            PYTHONUNBUFFERED="1",
-        )
-        stderr_path = self.workdir / f"{entrant.name}-{index}.stderr"
-        with open(stderr_path, "wb") as stderr:
-            try:
-                process = await asyncio.create_subprocess_exec(
-                    *entrant.command, cwd=entrant.cwd or None, env=env,
-                    stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
-                    stderr=stderr, start_new_session=True,
-                )
-            except OSError as exc:
-                self.core.retire_player(token)
-                raise TournamentError(f"cannot start bot {entrant.name!r} ({' '.join(entrant.command)}): {exc}") from exc
-        bot = BotProcess(entrant, token, process, stderr_path)
-        self.processes[entrant.name].append(bot)
-        self._watchers.append(asyncio.get_running_loop().create_task(self._watch(bot)))
-        return bot
-
-    async def _watch(self, bot: BotProcess) -> None:
-        code = await bot.process.wait()
-        bot.alive = False
-        if not self.closing:
-            tail = _tail(bot.stderr_path)
-            self.core.player_gone(bot.token, f"bot process exited with code {code}" + (f": {tail}" if tail else ""))
-
-    async def close(self) -> None:
-        """Close every stream (bots exit by themselves), then stop stragglers."""
-        self.closing = True
-        bots = [b for group in self.processes.values() for b in group]
-        for bot in bots:
-            self.core.retire_player(bot.token)
-        deadline = time.monotonic() + STOP_GRACE_SECONDS
-        for bot in bots:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(bot.process.wait(), max(0.01, deadline - time.monotonic()))
-            if bot.process.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(bot.process.pid, signal.SIGKILL)
-                await bot.process.wait()
-        for watcher in self._watchers:
-            watcher.cancel()
-
-
-def _tail(path: Path, limit: int = 300) -> str:
-    try:
-        data = path.read_bytes()[-limit:]
-    except OSError:
-        return ""
-    lines = data.decode(errors="replace").strip().splitlines()
-    return lines[-1] if lines else ""
-
-
 @dataclass(frozen=True)
 class Progress:
     done: int
@@ -150,6 +53,15 @@ class Progress:
 
 
 ProgressCallback = Callable[[Progress], None]
+
+
+def settings_limits(settings: dict[str, Any]) -> BotLimits:
+    defaults = BotLimits()
+    return BotLimits(
+        cpu_seconds=settings.get("bot_cpu_seconds", defaults.cpu_seconds),
+        memory_mb=settings.get("bot_memory_mb", defaults.memory_mb),
+        output_bytes=int(settings.get("bot_output_bytes", defaults.output_bytes)),
+    )
 
 
 def settings_config(settings: dict[str, Any]) -> MatchConfig:
@@ -179,6 +91,7 @@ def create_tournament(
         if not entrant.plays(game):
             raise TournamentError(f"bot {entrant.name!r} declares {', '.join(entrant.games)}, not {game}")
     settings_config(settings)  # validates
+    settings_limits(settings)
     plans = round_robin(list(bots), seats, rounds, seed)
     return store.create_tournament(
         game, rules_to_dict(parsed), rules_key(game, parsed), list(bots), seats, rounds, seed,
@@ -220,13 +133,21 @@ async def run_tournament(
     with tempfile.TemporaryDirectory(prefix="arena-") as tmp:
         address = f"unix:{tmp}/referee.sock"
         server = await start_server(core, [address])
-        pool = BotPool(core, address, Path(tmp), record.seed)
+        pool = BotPool(core, address, record.seed, settings_limits(record.settings))
         semaphore = asyncio.Semaphore(record.concurrency)
 
         async def play(plan: MatchPlan) -> None:
             nonlocal done
             async with semaphore:
-                bots = [await pool.acquire(entrants[name]) for name in plan.lineup]
+                bots = []
+                try:
+                    for name in plan.lineup:
+                        bots.append(await pool.acquire(entrants[name]))
+                except BotLaunchError as exc:
+                    errors.append(str(exc))
+                    for bot in bots:
+                        pool.release(bot)
+                    return
                 began, clock = now_iso(), time.monotonic()
                 try:
                     runtime, _ = core.create_match(
@@ -239,8 +160,8 @@ async def run_tournament(
                     errors.append(str(exc))
                     return
                 finally:
-                    for bot in bots:
-                        pool.release(bot)
+                    logs = [pool.release(bot) for bot in bots]
+                result = replace(result, replay=with_bot_logs(result.replay, logs))
                 store.save_match(tournament_id, plan.idx, record.rules_key, plan.lineup, result, began,
                                  time.monotonic() - clock)
                 core.forget_match(result.spec.match_id)

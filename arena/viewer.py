@@ -34,10 +34,14 @@ def _format_value(value: Any) -> str:
     return str(value)
 
 
+def render_data(data: dict[str, Any]) -> list[str]:
+    """A view as JSON data (cards as codes) as 'field: value' lines."""
+    return [f"  {key}: {_format_value(value)}" for key, value in data.items()]
+
+
 def render_view(view: Any) -> list[str]:
     """A view dataclass as 'field: value' lines."""
-    data = to_jsonable(view)
-    return [f"  {key}: {_format_value(value)}" for key, value in data.items()]
+    return render_data(to_jsonable(view))
 
 
 def event_text(line: dict[str, Any], seat: int | None) -> str:
@@ -60,6 +64,12 @@ def describe_line(line: dict[str, Any], seat: int | None, players: list[str]) ->
         return f"▶ seat {line['seat']} ({who}): {line['action']}{status}  ({line.get('ms', 0):.1f} ms)"
     if kind == "fault":
         return f"! fault, seat {line['seat']}: {line['kind']}: {line['reason']}"
+    if kind == "stderr":
+        if seat is not None and line["seat"] != seat:
+            return None
+        text = line["text"].rstrip()
+        dropped = f" (+{line['dropped_bytes']} bytes not kept)" if line.get("dropped_bytes") else ""
+        return f"✎ stderr of seat {line['seat']}{dropped}:\n" + "\n".join(f"    {t}" for t in text.splitlines())
     if kind == "end":
         out = line["outcome"]
         return f"■ {line['reason']}: scores {out['scores']} ranks {out['ranks']}"

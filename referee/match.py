@@ -21,7 +21,8 @@ from referee.replay import ReplayRecorder
 
 _GRACE = 0.25  # seconds
 FaultPolicy = Literal["forfeit", "default"]
-FaultKind = Literal["timeout", "illegal", "malformed", "disconnect", "crash"]
+# "limit": the arena stopped the bot for going over a resource limit (CPU, memory).
+FaultKind = Literal["timeout", "illegal", "malformed", "disconnect", "crash", "limit"]
 
 
 class MatchConfigError(ValueError):

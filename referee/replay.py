@@ -14,7 +14,7 @@ import datetime as dt
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from referee.game import Event, IllegalAction, Outcome, forfeit_outcome, get_game, parse_rules
 from referee.rules import RulesError, rules_to_dict
@@ -100,6 +100,23 @@ class ReplayRecorder:
         return "\n".join(self.lines) + "\n"
 
 
+class _Log(Protocol):
+    text: str
+    dropped_bytes: int
+
+
+def with_bot_logs(text: str, logs: Sequence[_Log]) -> str:
+    """The replay with what each seat's bot wrote to stderr during the match, one
+    "stderr" line per seat that wrote anything, just before the end line."""
+    lines = text.rstrip("\n").split("\n")
+    extra = [
+        _dump({"type": "stderr", "seat": seat, "text": log.text, "dropped_bytes": log.dropped_bytes})
+        for seat, log in enumerate(logs)
+        if log.text or log.dropped_bytes
+    ]
+    return "\n".join([*lines[:-1], *extra, lines[-1]]) + "\n"
+
+
 @dataclass(frozen=True)
 class Replay:
     header: dict[str, Any]
@@ -114,12 +131,13 @@ class Replay:
         return tuple(line for line in self.lines if line["type"] == "decision")
 
 
-_LINE_TYPES = {"event", "decision", "fault", "end"}
+_LINE_TYPES = {"event", "decision", "fault", "stderr", "end"}
 _REQUIRED = {
     "header": ("schema", "game", "game_version", "rules", "seed", "seats", "players"),
     "event": ("kind", "text"),
     "decision": ("seat", "action", "status"),
     "fault": ("seat", "kind", "reason"),
+    "stderr": ("seat", "text"),
     "end": ("reason", "outcome", "forfeited"),
 }
 

@@ -26,6 +26,7 @@ from google.protobuf.message import DecodeError
 from referee.game import Event, game_names, get_game, parse_rules
 from referee.match import (
     DecisionRequest,
+    FaultKind,
     FaultRecord,
     MatchConfig,
     MatchDriver,
@@ -88,6 +89,7 @@ class PlayerSession:
         self.match_start: pb.MatchStart | None = None  # resent on reconnect
         self.turn: pb.Turn | None = None  # resent on reconnect
         self.gone: str | None = None  # set when the bot's process is known to be dead
+        self.gone_kind: FaultKind = "crash"
         self.events: list[pb.EventNotice] = []  # not yet sent
         self._flush: asyncio.TimerHandle | None = None
 
@@ -141,10 +143,12 @@ class PlayerSession:
             if not pending.future.done():
                 pending.future.set_exception(fault)
 
-    def mark_gone(self, reason: str) -> None:
-        self.gone = reason
+    def mark_gone(self, reason: str, kind: FaultKind = "crash") -> None:
+        if self.gone is not None:
+            return  # the first reason stands (a limit kill is also an exit)
+        self.gone, self.gone_kind = reason, kind
         self.settled.set()
-        self.fail_pending(SeatFault("crash", reason))
+        self.fail_pending(SeatFault(kind, reason))
         if self.connection is not None:
             self.connection.close()
 
@@ -270,7 +274,7 @@ class StreamSeat:
     async def decide(self, request: DecisionRequest) -> str:
         session = self.session
         if session.gone is not None:
-            raise SeatFault("crash", session.gone)
+            raise SeatFault(session.gone_kind, session.gone)
         request_id = next(_request_ids)
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         session.pending[request_id] = _Pending(future, request.match_id, request.seat)
@@ -442,11 +446,12 @@ class RefereeCore:
                 return session
         return None
 
-    def player_gone(self, token: str, reason: str) -> None:
-        """The arena saw the bot process behind ``token`` die: fail its decisions at once."""
+    def player_gone(self, token: str, reason: str, kind: FaultKind = "crash") -> None:
+        """The arena saw the bot process behind ``token`` die (or stopped it): fail its
+        decisions at once."""
         session = self.sessions.get(token)
         if session is not None:
-            session.mark_gone(reason)
+            session.mark_gone(reason, kind)
 
     def retire_player(self, token: str) -> None:
         session = self.sessions.pop(token, None)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.runner import BotPool
+from arena.bots import BotPool
 from arena.store import Entrant
 from referee.match import MatchConfig, MatchResult
 from referee.service import RefereeCore, start_server
@@ -35,7 +35,7 @@ async def play_match(
     core = RefereeCore()
     address = f"unix:{tmp}/referee.sock"
     server = await start_server(core, [address])
-    pool = BotPool(core, address, tmp, seed)
+    pool = BotPool(core, address, seed)
     try:
         bots = [await pool.acquire(entrant(f"bot{i}", c)) for i, c in enumerate(commands)]
         runtime, _ = core.create_match(

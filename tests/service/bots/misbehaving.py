@@ -7,7 +7,10 @@
 - ``illegal N``: from its N-th turn on, answers with a code that was legal earlier but is not now
   (or a made-up one);
 - ``malformed N``: on its N-th turn answers with a code that is no action of the game;
-- ``wrong_request N``: from its N-th turn on, answers with request ids that are not its own.
+- ``wrong_request N``: from its N-th turn on, answers with request ids that are not its own;
+- ``hog_memory N``: on its N-th turn, takes 400 MB of memory and holds it;
+- ``hog_cpu N``: on its N-th turn, spins the CPU for 30 s;
+- ``chatty N``: writes a line to stderr on every turn (N is ignored).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ stall = float(sys.argv[3]) if len(sys.argv) > 3 else 3.0
 rng = random.Random(os.environ.get("ARENA_BOT_SEED"))
 turns = 0
 seen: set[str] = set()
+hoard: list[bytes] = []
 
 
 def choose(observation: Any, legal: Sequence[str]) -> str:
@@ -49,6 +53,15 @@ class Runner(BotRunner):
                 time.sleep(stall)
             if mode == "crash" and turns == trigger:
                 os._exit(3)
+            if mode == "hog_memory" and turns == trigger:
+                hoard.append(b"x" * 400_000_000)
+                time.sleep(30)
+            if mode == "hog_cpu" and turns == trigger:
+                end = time.monotonic() + 30
+                while time.monotonic() < end:
+                    pass
+            if mode == "chatty":
+                print(f"thinking about turn {turns}", file=sys.stderr, flush=True)
             if mode == "wrong_request" and turns >= trigger:
                 turn = message.turn
                 code = rng.choice(list(turn.legal_actions))

@@ -1,0 +1,114 @@
+"""`arena bots check`: a submitted bot plays one short match of each game it declares,
+against the random sample bot, before it enters a tournament; problems come back in
+plain words."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.bots import BotLaunchError, BotLimits, BotPool
+from arena.store import Entrant
+from referee.game import game_names, get_game, parse_rules
+from referee.match import MatchConfig, MatchResult
+from referee.replay import parse_replay
+from referee.rules import describe_rules
+from referee.service import RefereeCore, RefereeError, start_server
+
+# Short matches: one hand, hole or deal where the game has such an option.
+QUICK_RULES: dict[str, dict[str, str]] = {
+    "gin_rummy": {"max_hands": "2"},
+    "golf": {"holes": "1"},
+    "golf_solitaire": {"holes": "1"},
+    "dingo": {"deals": "1"},
+    "goninkan": {"yaku_count": "1"},
+}
+RANDOM_BOT = Entrant("random", ("*",), (sys.executable, "-m", "sample_bots.random_bot"),
+                     str(Path(__file__).resolve().parent.parent), "")
+_FAULT_WORDS = {
+    "timeout": "did not answer in time",
+    "illegal": "answered with an illegal action",
+    "malformed": "sent something that is not a valid answer",
+    "disconnect": "was not connected when a decision was due",
+    "crash": "stopped running",
+    "limit": "was stopped for going over a resource limit",
+}
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    game: str
+    ok: bool
+    decisions: int
+    problems: tuple[str, ...]
+    stderr_tail: str
+
+
+def quick_rules(game: str) -> dict[str, str]:
+    known = {o.name for o in describe_rules(get_game(game).Rules)}
+    return {k: v for k, v in QUICK_RULES.get(game, {}).items() if k in known}
+
+
+def describe(result: MatchResult, seat: int) -> list[str]:
+    """The bot's faults in plain words, grouped by kind."""
+    mine = [f for f in result.faults if f.seat == seat]
+    counts = Counter(f.kind for f in mine)
+    lines = []
+    for kind, count in counts.items():
+        first = next(f for f in mine if f.kind == kind)
+        times = f" ({count} times)" if count > 1 else ""
+        lines.append(f"{_FAULT_WORDS[kind]}{times}: {first.reason} (first at decision {first.decision})")
+    if result.reason == "forfeit" and seat in result.forfeited:
+        lines.append("forfeited the match")
+    return lines
+
+
+async def check_bot(entrant: Entrant, games: list[str] | None = None, move_seconds: float = 5.0,
+                    limits: BotLimits | None = None) -> list[CheckReport]:
+    """One short match per game, the bot in seat 0 against random bots."""
+    chosen = games or [g for g in game_names() if entrant.plays(g)]
+    reports = []
+    core = RefereeCore()
+    with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
+        address = f"unix:{tmp}/referee.sock"
+        server = await start_server(core, [address])
+        pool = BotPool(core, address, seed=1, limits=limits or BotLimits())
+        try:
+            for game in chosen:
+                engine = get_game(game)
+                rules = parse_rules(engine.Rules, quick_rules(game))
+                seats = engine.seats(rules).start
+                try:
+                    bots = [await pool.acquire(entrant)]
+                    bots += [await pool.acquire(RANDOM_BOT) for _ in range(seats - 1)]
+                except BotLaunchError as exc:
+                    reports.append(CheckReport(game, False, 0, (str(exc),), ""))
+                    continue
+                config = MatchConfig(move_seconds=move_seconds, fault_policy="default", max_strikes=5)
+                try:
+                    runtime, _ = core.create_match(
+                        game, rules, seats, 1, [b.token for b in bots],
+                        names=[entrant.name] + ["random"] * (seats - 1), config=config, start_timeout=30.0,
+                    )
+                    result = await runtime.wait()
+                except RefereeError as exc:
+                    reports.append(CheckReport(game, False, 0, (f"the referee failed: {exc}",), ""))
+                    continue
+                finally:
+                    logs = [pool.release(b) for b in bots]
+                problems = describe(result, 0)
+                tail = "\n".join(logs[0].text.strip().splitlines()[-5:])
+                decisions = sum(1 for d in parse_replay(result.replay).decisions if d["seat"] == 0)
+                reports.append(CheckReport(game, not problems, decisions, tuple(problems), tail))
+        finally:
+            await pool.close()
+            await server.stop(0)
+    return reports
+
+
+def run_checks(entrant: Entrant, games: list[str] | None, move_seconds: float) -> list[CheckReport]:
+    return asyncio.run(check_bot(entrant, games, move_seconds))

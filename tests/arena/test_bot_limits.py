@@ -1,0 +1,106 @@
+"""`arena bots check` on a good bot and on bots that break each rule; resource limits
+stop a bot and record a fault while the tournament goes on; stderr is kept per match."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from referee.replay import parse_replay
+
+ROOT = Path(__file__).resolve().parents[2]
+PY = sys.executable
+
+
+def arena(db: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([PY, "-m", "arena.cli", *args], capture_output=True, text=True, check=check, cwd=ROOT,
+                          timeout=300, env={**os.environ, "ARENA_DB": str(db)})
+
+
+def add(db: Path, name: str, *command: str) -> None:
+    arena(db, "bots", "add", name, "--game", "gin_rummy", "--", *command)
+
+
+def misbehaving(mode: str, n: int = 2) -> list[str]:
+    return [PY, "-m", "tests.service.bots.misbehaving", mode, str(n)]
+
+
+def test_check_passes_a_good_bot(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    add(db, "good", PY, "-m", "sample_bots.random_bot")
+    out = arena(db, "bots", "check", "good", "--json")
+    reports = json.loads(out.stdout)
+    assert [(r["game"], r["ok"]) for r in reports] == [("gin_rummy", True)]
+    assert reports[0]["decisions"] > 10
+
+
+@pytest.mark.parametrize(
+    ("command", "words"),
+    [
+        (misbehaving("crash", 2), "stopped running"),
+        (misbehaving("illegal", 2), "answered with an illegal action"),
+        (misbehaving("malformed", 2), "sent something that is not a valid answer"),
+        ([PY, "-m", "tests.service.bots.garbage"], "sent something that is not a valid answer"),
+        ([*misbehaving("slow", 2), "3"], "did not answer in time"),
+        (["/no/such/program"], "cannot start bot"),
+    ],
+    ids=["crash", "illegal", "malformed", "garbage", "slow", "missing"],
+)
+def test_check_reports_each_broken_rule_in_plain_words(tmp_path: Path, command: list[str], words: str) -> None:
+    db = tmp_path / "a.db"
+    add(db, "bad", *command)
+    out = arena(db, "bots", "check", "bad", "--move-seconds", "1", check=False)
+    assert out.returncode == 1
+    assert words in out.stdout.replace("\n", " ")
+
+
+def _tournament(db: Path, *extra: str) -> dict[str, object]:
+    out = arena(db, "tournament", "run", "--game", "gin_rummy", "--bots", "bad,good", "--rounds", "2",
+                "--rules", "max_hands=3", "--move-seconds", "10", "--json", *extra)
+    return json.loads(out.stdout)
+
+
+@pytest.mark.parametrize(
+    ("mode", "limit", "words"),
+    [("hog_memory", ["--bot-memory-mb", "200"], "MB of memory, over its 200 MB limit"),
+     ("hog_cpu", ["--bot-cpu-seconds", "2"], "s of CPU in this match, over its 2 s limit")],
+)
+def test_bot_over_a_resource_limit_is_stopped_and_the_tournament_goes_on(
+    tmp_path: Path, mode: str, limit: list[str], words: str
+) -> None:
+    db = tmp_path / "a.db"
+    add(db, "bad", *misbehaving(mode, 2))
+    add(db, "good", PY, "-m", "sample_bots.random_bot")
+    out = _tournament(db, *limit)
+    assert out["played"] == 4 and not out["errors"]
+    matches = json.loads(arena(db, "matches", "list", "--json").stdout)
+    assert all(m["reason"] == "forfeit" for m in matches)
+    replay = parse_replay(arena(db, "replay", "export", matches[0]["id"]).stdout)
+    fault_lines = [line for line in replay.lines if line["type"] == "fault"]
+    assert [f["kind"] for f in fault_lines] == ["limit"] and words in fault_lines[0]["reason"]
+
+
+def test_stderr_is_kept_per_match_within_the_output_limit(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    add(db, "bad", *misbehaving("chatty"))
+    add(db, "good", PY, "-m", "sample_bots.random_bot")
+    out = _tournament(db, "--bot-output-kb", "1", "--concurrency", "1")
+    assert out["played"] == 4
+    first_turns: list[int] = []
+    for match in json.loads(arena(db, "matches", "list", "--json").stdout):
+        replay = parse_replay(arena(db, "replay", "export", match["id"]).stdout)
+        logs = [line for line in replay.lines if line["type"] == "stderr"]
+        seat = match["entrants"].index("bad")
+        assert [log["seat"] for log in logs] == [seat]
+        text = logs[0]["text"]
+        assert text.startswith("thinking about turn ")
+        assert len(text) <= 1024 and logs[0]["dropped_bytes"] > 0
+        first_turns.append(int(text.splitlines()[0].split()[-1]))
+        assert "thinking about turn" in arena(db, "replay", "show", match["id"], "--no-step").stdout
+    # one process played every match in turn; each match kept the lines written during it
+    assert first_turns[0] == 1 and first_turns == sorted(first_turns) and len(set(first_turns)) == 4
