@@ -207,6 +207,7 @@ GAME_MODULES: dict[str, str] = {
     "goninkan": "referee.games.goninkan",
     "gin_rummy": "referee.games.gin_rummy",
     "golf": "referee.games.golf",
+    "golf_solitaire": "referee.games.golf_solitaire",
 }
 
 _loaded: dict[str, Game[Any, Any, Any]] = {}

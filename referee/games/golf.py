@@ -41,14 +41,12 @@ __all__ = [
     "GolfSlot",
     "GolfState",
     "GolfView",
-    "card_value",
     "cancel_groups",
+    "card_value",
     "default_decks",
     "layout_points",
     "scripted_state",
 ]
-
-Variant = Literal["six", "eight", "ten", "nine", "four_face_down", "four_in_hand"]
 
 MIN_SEATS, MAX_SEATS = 2, 12
 # With holes=none the match ends on target_score; this cap keeps a hard length bound.
@@ -87,7 +85,7 @@ SHAPES: dict[str, _Shape] = {
 class GolfRules:
     """Every rule option of golf.md with its default."""
 
-    variant: Variant = option(
+    variant: Literal["six", "eight", "ten", "nine", "four_face_down", "four_in_hand"] = option(
         "six",
         "layout: six (3x2), eight (4x2), ten (5x2), nine (3x3, lines of three cancel), "
         "four_face_down (2x2 never turned up, knocking), four_in_hand (4 cards in hand)",
@@ -353,7 +351,9 @@ def layout_points(rules: GolfRules, cells: Sequence[Card | None]) -> tuple[int, 
     return sum(v for i, v in enumerate(values) if not mask >> i & 1), mask
 
 
-def _four_of_a_kind_blocks(rules: GolfRules, cells: Sequence[Card | None], gone: Sequence[int]) -> int:
+def _four_of_a_kind_blocks(
+    rules: GolfRules, cells: Sequence[Card | None], gone: Sequence[int]
+) -> int:
     """Pairs of adjacent columns that are pairs of one rank (counted left to right, disjoint)."""
     shape = SHAPES[rules.variant]
     cols = shape.cols
@@ -398,7 +398,7 @@ MAX_POSITIONS = 10
 _ACTIONS: dict[str, GolfAction] = {}
 for _kind in ("flip", "peek", "swap"):
     for _p in range(MAX_POSITIONS):
-        _a = GolfAction(_kind, _p)  # type: ignore[arg-type]
+        _a = GolfAction(_kind, _p)
         _ACTIONS[_a.code] = _a
 for _kind in ("draw stock", "draw discard", "discard", "knock"):
     _ACTIONS[_kind] = GolfAction(_kind)  # type: ignore[arg-type]
@@ -834,12 +834,14 @@ def _why_illegal(s: GolfState, seat: int, a: GolfAction) -> str:
     what = {
         "flip": "turn up a face-down card of your layout",
         "peek": "look at one of your cards",
-        "draw": "draw from the stock or the discard pile" + (" or knock" if "knock" in legal else ""),
+        "draw": "draw from the stock or the discard pile"
+        + (" or knock" if "knock" in legal else ""),
         "place": "swap the drawn card into your layout"
         + ("" if s.from_discard else " or discard it")
         + (" (a card taken from the discard pile must be swapped in)" if s.from_discard else ""),
     }[s.phase]
-    return f"{a.code!r} is not legal now: {what}; legal: {legal}"
+    code = getattr(a, "code", repr(a))  # a caller may pass something that is not an action
+    return f"{code!r} is not legal now: {what}; legal: {legal}"
 
 
 # ---------------------------------------------------------------------------- transitions
@@ -882,7 +884,9 @@ def _peek(s: GolfState, seat: int, pos: int) -> GolfState:
             hand=s.hole,
         )
     ]
-    s = dataclasses.replace(s, owner_known=_set(s.owner_known, seat, s.owner_known[seat] | 1 << pos))
+    s = dataclasses.replace(
+        s, owner_known=_set(s.owner_known, seat, s.owner_known[seat] | 1 << pos)
+    )
     return _next_opening(s, seat, events)
 
 
@@ -1112,6 +1116,7 @@ def _score_hole(s: GolfState, end: str, events: list[Event]) -> GolfState:
         if base[e] > lowest_other:
             # A penalty never lowers a score: a negative lowest score adds nothing.
             penalty[e] = 10 if rules.early_end_penalty == "plus_ten" else max(lowest_other, 0)
+        if penalty[e]:
             events.append(
                 Event(
                     "penalty",

@@ -21,25 +21,27 @@ from tests.conformance.harness import Case
 
 GAME = "golf"
 
-_BIG = {"playouts": 3, "leak_checks": 1}
-_MID = {"playouts": 8, "leak_checks": 2}
+# Big tables are slow to check (every seat's view at every step), so they play
+# fewer playouts and a short turn limit (which also exercises the length bound).
+_BIG = {"playouts": 2, "leak_checks": 1}
+_MID = {"playouts": 3, "leak_checks": 1}
 
 CASES = [
-    Case("six", {"holes": 3}, seats=2, playouts=60, leak_checks=8),
-    Case("six", {"holes": 2}, seats=4, playouts=20, leak_checks=4),
-    Case("six", {"holes": 1}, seats=12, **_BIG),
-    Case("eight", {"variant": "eight", "holes": 2}, seats=3, playouts=20, leak_checks=4),
-    Case("eight", {"variant": "eight", "holes": 1}, seats=8, **_MID),
-    Case("ten", {"variant": "ten", "holes": 2}, seats=2, playouts=20, leak_checks=4),
-    Case("ten", {"variant": "ten", "holes": 1}, seats=12, **_BIG),
-    Case("nine", {"variant": "nine", "holes": 2}, seats=3, playouts=20, leak_checks=4),
-    Case("nine", {"variant": "nine", "holes": 1}, seats=7, **_MID),
-    Case("ffd", {"variant": "four_face_down", "holes": 3}, seats=2, playouts=60, leak_checks=10),
-    Case("ffd", {"variant": "four_face_down", "holes": 2}, seats=5, playouts=20, leak_checks=5),
+    Case("six", {"holes": 2}, seats=2, playouts=30, leak_checks=6),
+    Case("six", {"holes": 1}, seats=5, playouts=10, leak_checks=3),
+    Case("six", {"holes": 1, "max_turns": 4}, seats=12, **_BIG),
+    Case("eight", {"variant": "eight", "holes": 1}, seats=3, playouts=12, leak_checks=3),
+    Case("eight", {"variant": "eight", "holes": 1, "max_turns": 6}, seats=8, **_MID),
+    Case("ten", {"variant": "ten", "holes": 1}, seats=2, playouts=12, leak_checks=3),
+    Case("ten", {"variant": "ten", "holes": 1, "max_turns": 3}, seats=12, **_BIG),
+    Case("nine", {"variant": "nine", "holes": 1}, seats=3, playouts=12, leak_checks=3),
+    Case("nine", {"variant": "nine", "holes": 1, "max_turns": 6}, seats=7, **_MID),
+    Case("ffd", {"variant": "four_face_down", "holes": 3}, seats=2, playouts=40, leak_checks=8),
+    Case("ffd", {"variant": "four_face_down", "holes": 2}, seats=5, playouts=12, leak_checks=4),
     Case("ffd", {"variant": "four_face_down", "holes": 1}, seats=12, **_MID),
-    Case("hand", {"variant": "four_in_hand", "holes": 3}, seats=2, playouts=60, leak_checks=10),
-    Case("hand", {"variant": "four_in_hand", "holes": 2}, seats=4, playouts=20, leak_checks=5),
-    Case("hand", {"variant": "four_in_hand", "holes": 1}, seats=9, **_MID),
+    Case("hand", {"variant": "four_in_hand", "holes": 3}, seats=2, playouts=40, leak_checks=8),
+    Case("hand", {"variant": "four_in_hand", "holes": 2}, seats=4, playouts=12, leak_checks=4),
+    Case("hand", {"variant": "four_in_hand", "holes": 1}, seats=10, **_MID),
     # Options that change play.
     Case(
         "six-remove-anywhere-4oak-jokers",
@@ -48,11 +50,11 @@ CASES = [
             "pairs_anywhere": True,
             "four_of_a_kind_bonus": True,
             "jokers": 2,
-            "holes": 2,
+            "holes": 1,
         },
         seats=3,
-        playouts=20,
-        leak_checks=4,
+        playouts=12,
+        leak_checks=3,
     ),
     Case(
         "nine-remove-same-column-hard",
@@ -64,8 +66,8 @@ CASES = [
             "holes": 1,
         },
         seats=2,
-        playouts=20,
-        leak_checks=4,
+        playouts=12,
+        leak_checks=3,
     ),
     Case(
         "ten-stock-only-penalty-bonus2",
@@ -77,8 +79,8 @@ CASES = [
             "holes": 1,
         },
         seats=4,
-        playouts=10,
-        leak_checks=3,
+        playouts=6,
+        leak_checks=2,
     ),
     Case(
         "ffd-near-diagonal-stock-only",
@@ -91,29 +93,34 @@ CASES = [
             "holes": 2,
         },
         seats=3,
-        playouts=20,
-        leak_checks=5,
+        playouts=12,
+        leak_checks=4,
     ),
     Case(
         "ffd-no-pairs-one-eyed",
-        {"variant": "four_face_down", "no_pairs": True, "bonus_rank": "one_eyed_jacks"},
-        seats=2,
-        playouts=10,
-        leak_checks=2,
+        {
+            "variant": "four_face_down",
+            "no_pairs": True,
+            "bonus_rank": "one_eyed_jacks",
+            "holes": 1,
+        },
+        seats=11,
+        playouts=3,
+        leak_checks=1,
     ),
     # Short bounds: the stock runs out and is rebuilt, or the turn limit ends holes.
     Case(
         "six-tight-bounds",
-        {"max_turns": 4, "max_reshuffles": 1, "decks": 1, "holes": 3},
+        {"max_turns": 4, "max_reshuffles": 1, "decks": 1, "holes": 2},
         seats=8,
-        playouts=10,
-        leak_checks=3,
+        playouts=4,
+        leak_checks=2,
     ),
     Case(
         "hand-target",
         {"variant": "four_in_hand", "holes": "none", "target_score": 40, "max_reshuffles": 0},
         seats=6,
-        playouts=10,
+        playouts=6,
         leak_checks=2,
     ),
 ]
@@ -141,9 +148,7 @@ def resample_hidden(state: GolfState, seat: int | None, rng: random.Random) -> G
                 continue
             hidden.append(("cell", p, i))
     hidden.extend(("stock", i, 0) for i in range(len(state.stock)))
-    holding_hidden = (
-        state.holding is not None and not state.from_discard and seat != state.current
-    )
+    holding_hidden = state.holding is not None and not state.from_discard and seat != state.current
     if holding_hidden:
         hidden.append(("holding", 0, 0))
     stock = list(state.stock)
