@@ -455,6 +455,10 @@ def serve(
 SAMPLE_BOTS = {
     "random": ("*", "sample_bots.random_bot"),
     "gin_strategy": ("gin_rummy", "sample_bots.gin_strategy"),
+    "golf_strategy": ("golf", "sample_bots.golf_strategy"),
+    "golf_solitaire_strategy": ("golf_solitaire", "sample_bots.golf_solitaire_strategy"),
+    "dingo_strategy": ("dingo", "sample_bots.dingo_strategy"),
+    "goninkan_strategy": ("goninkan", "sample_bots.goninkan_strategy"),
 }
 
 

@@ -33,8 +33,9 @@ class Case:
     id: str
     rules: Mapping[str, Any] = field(default_factory=dict)
     seats: int = 2
-    playouts: int = 200
+    playouts: int = 200  # with every view of every seat converted to its wire type at each step
     leak_checks: int = 20  # playouts (of the above) in which every step is leak-tested
+    fast_playouts: int = 0  # more playouts with the cheaper checks only (see fast_playout)
 
 
 AllCards = Callable[[Any], Iterable[Card]]
@@ -107,6 +108,33 @@ def playout(
     assert min(outcome.ranks) == 1 and all(1 <= r <= case.seats for r in outcome.ranks)
     assert game.standings(state) == outcome
     return log, outcome
+
+
+def fast_playout(case: Case, game_name: str, seed: int, all_cards: AllCards) -> int:
+    """A random playout with the checks that cost little: the bound, legal actions exactly
+    for the seats to act, the played code round-trips, cards conserved at every step, a
+    valid outcome. Returns the number of decisions."""
+    game = get_game(game_name)
+    rules = parse_rules(game.Rules, case.rules)
+    rng = random.Random(seed)
+    state = game.initial_state(rules, case.seats, seed)
+    cards0 = Counter(all_cards(state))
+    bound = game.max_decisions(rules, case.seats)
+    decisions = 0
+    while to_act := game.to_act(state):
+        assert decisions < bound, f"no end after {bound} decisions"
+        seat = rng.choice(to_act)
+        legal = game.legal_actions(state, seat)
+        assert legal
+        action = rng.choice(legal)
+        assert game.decode(game.encode(action)) == action
+        state = game.apply(state, seat, action)
+        decisions += 1
+        assert Counter(all_cards(state)) == cards0, "cards are conserved"
+    assert all(not game.legal_actions(state, s) for s in range(case.seats))
+    outcome = game.outcome(state)
+    assert outcome is not None and len(outcome.ranks) == case.seats and min(outcome.ranks) == 1
+    return decisions
 
 
 def check_garbage_codes(game_name: str) -> None:

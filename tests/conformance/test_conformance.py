@@ -42,6 +42,13 @@ def test_random_playouts(mod: ModuleType, case: harness.Case) -> None:
         )
 
 
+@pytest.mark.parametrize(("mod", "case"), [p for p in PARAMS if p.values[1].fast_playouts])
+def test_many_fast_random_playouts(mod: ModuleType, case: harness.Case) -> None:
+    """Thousands of random playouts per game with the cheap checks (see fast_playout)."""
+    for i in range(case.fast_playouts):
+        harness.fast_playout(case, mod.GAME, seed=50_000 + i, all_cards=mod.all_cards)
+
+
 @pytest.mark.parametrize(("mod", "case"), PARAMS)
 def test_same_seed_same_match(mod: ModuleType, case: harness.Case) -> None:
     for seed in (7, 8):
