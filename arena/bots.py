@@ -18,7 +18,6 @@ import signal
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from arena.store import Entrant
 from referee.service import RefereeCore
@@ -45,7 +44,11 @@ class BotLimits:
     output_bytes: int = 64 * 1024  # stderr kept per match; the rest is counted, not kept
 
     def to_json(self) -> dict[str, float | int | None]:
-        return {"cpu_seconds": self.cpu_seconds, "memory_mb": self.memory_mb, "output_bytes": self.output_bytes}
+        return {
+            "cpu_seconds": self.cpu_seconds,
+            "memory_mb": self.memory_mb,
+            "output_bytes": self.output_bytes,
+        }
 
 
 @dataclass(frozen=True)
@@ -145,9 +148,13 @@ class BotPool:
         )
         try:
             process = await asyncio.create_subprocess_exec(
-                *entrant.command, cwd=entrant.cwd or None, env=env,
-                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
-                stderr=asyncio.subprocess.PIPE, start_new_session=True,
+                *entrant.command,
+                cwd=entrant.cwd or None,
+                env=env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,
             )
         except OSError as exc:
             self.core.retire_player(token)

@@ -27,8 +27,13 @@ QUICK_RULES: dict[str, dict[str, str]] = {
     "dingo": {"deals": "1"},
     "goninkan": {"yaku_count": "1"},
 }
-RANDOM_BOT = Entrant("random", ("*",), (sys.executable, "-m", "sample_bots.random_bot"),
-                     str(Path(__file__).resolve().parent.parent), "")
+RANDOM_BOT = Entrant(
+    "random",
+    ("*",),
+    (sys.executable, "-m", "sample_bots.random_bot"),
+    str(Path(__file__).resolve().parent.parent),
+    "",
+)
 _FAULT_WORDS = {
     "timeout": "did not answer in time",
     "illegal": "answered with an illegal action",
@@ -61,14 +66,20 @@ def describe(result: MatchResult, seat: int) -> list[str]:
     for kind, count in counts.items():
         first = next(f for f in mine if f.kind == kind)
         times = f" ({count} times)" if count > 1 else ""
-        lines.append(f"{_FAULT_WORDS[kind]}{times}: {first.reason} (first at decision {first.decision})")
+        lines.append(
+            f"{_FAULT_WORDS[kind]}{times}: {first.reason} (first at decision {first.decision})"
+        )
     if result.reason == "forfeit" and seat in result.forfeited:
         lines.append("forfeited the match")
     return lines
 
 
-async def check_bot(entrant: Entrant, games: list[str] | None = None, move_seconds: float = 5.0,
-                    limits: BotLimits | None = None) -> list[CheckReport]:
+async def check_bot(
+    entrant: Entrant,
+    games: list[str] | None = None,
+    move_seconds: float = 5.0,
+    limits: BotLimits | None = None,
+) -> list[CheckReport]:
     """One short match per game, the bot in seat 0 against random bots."""
     chosen = games or [g for g in game_names() if entrant.plays(g)]
     reports = []
@@ -88,11 +99,19 @@ async def check_bot(entrant: Entrant, games: list[str] | None = None, move_secon
                 except BotLaunchError as exc:
                     reports.append(CheckReport(game, False, 0, (str(exc),), ""))
                     continue
-                config = MatchConfig(move_seconds=move_seconds, fault_policy="default", max_strikes=5)
+                config = MatchConfig(
+                    move_seconds=move_seconds, fault_policy="default", max_strikes=5
+                )
                 try:
                     runtime, _ = core.create_match(
-                        game, rules, seats, 1, [b.token for b in bots],
-                        names=[entrant.name] + ["random"] * (seats - 1), config=config, start_timeout=30.0,
+                        game,
+                        rules,
+                        seats,
+                        1,
+                        [b.token for b in bots],
+                        names=[entrant.name] + ["random"] * (seats - 1),
+                        config=config,
+                        start_timeout=30.0,
                     )
                     result = await runtime.wait()
                 except RefereeError as exc:

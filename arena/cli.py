@@ -4,6 +4,7 @@ referee server and the demo."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import os
@@ -47,8 +48,15 @@ RulesOption = Annotated[
     typer.Option("--rules", help="Rule option key=value (repeat, or several separated by spaces)."),
 ]
 DEFAULT_DB = Path("arena.db")
-USER_ERRORS = (StoreError, RulesError, UnknownGame, ScheduleError, runner.TournamentError,
-               MatchConfigError, ReplayError)
+USER_ERRORS = (
+    StoreError,
+    RulesError,
+    UnknownGame,
+    ScheduleError,
+    runner.TournamentError,
+    MatchConfigError,
+    ReplayError,
+)
 
 
 def _fail(message: str) -> typer.Exit:
@@ -75,12 +83,18 @@ def _print_json(data: Any) -> None:
 # ---- bots ---------------------------------------------------------------------
 
 
-@bots_app.command("add", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@bots_app.command(
+    "add", context_settings={"allow_extra_args": True, "ignore_unknown_options": True}
+)
 def bots_add(
     ctx: typer.Context,
     name: str,
-    game: Annotated[list[str], typer.Option("--game", help="A game the bot plays (repeat); '*' for any.")],
-    cwd: Annotated[Path | None, typer.Option(help="Directory the bot runs in (default: here).")] = None,
+    game: Annotated[
+        list[str], typer.Option("--game", help="A game the bot plays (repeat); '*' for any.")
+    ],
+    cwd: Annotated[
+        Path | None, typer.Option(help="Directory the bot runs in (default: here).")
+    ] = None,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Register a bot: arena bots add NAME --game G -- COMMAND..."""
@@ -93,7 +107,9 @@ def bots_add(
         entrant = store.add_entrant(name, game, command, str((cwd or Path.cwd()).resolve()))
     except StoreError as exc:
         raise _fail(str(exc)) from exc
-    console.print(f"added bot [bold]{entrant.name}[/] for {', '.join(entrant.games)}: {' '.join(entrant.command)}")
+    console.print(
+        f"added bot [bold]{entrant.name}[/] for {', '.join(entrant.games)}: {' '.join(entrant.command)}"
+    )
 
 
 @bots_app.command("list")
@@ -101,8 +117,18 @@ def bots_list(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
     """List registered bots."""
     entrants = _open(db).entrants()
     if as_json:
-        _print_json([{"name": e.name, "games": list(e.games), "command": list(e.command), "cwd": e.cwd,
-                      "created": e.created} for e in entrants])
+        _print_json(
+            [
+                {
+                    "name": e.name,
+                    "games": list(e.games),
+                    "command": list(e.command),
+                    "cwd": e.cwd,
+                    "created": e.created,
+                }
+                for e in entrants
+            ]
+        )
         return
     table = Table("name", "games", "command", "cwd")
     for e in entrants:
@@ -113,7 +139,9 @@ def bots_list(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
 @bots_app.command("check")
 def bots_check(
     name: str,
-    game: Annotated[list[str] | None, typer.Option("--game", help="Check only this game (repeat).")] = None,
+    game: Annotated[
+        list[str] | None, typer.Option("--game", help="Check only this game (repeat).")
+    ] = None,
     move_seconds: Annotated[float, typer.Option(help="Time per decision.")] = 5.0,
     db: DbOption = DEFAULT_DB,
     as_json: JsonOption = False,
@@ -139,8 +167,11 @@ def bots_check(
                 for p in r.problems:
                     console.print(f"  - {name} {p}", highlight=False)
             if r.stderr_tail and not r.ok:
-                console.print("  its last stderr lines:\n" + "\n".join(f"    {x}" for x in r.stderr_tail.splitlines()),
-                              highlight=False)
+                console.print(
+                    "  its last stderr lines:\n"
+                    + "\n".join(f"    {x}" for x in r.stderr_tail.splitlines()),
+                    highlight=False,
+                )
     if not reports or not all(r.ok for r in reports):
         raise typer.Exit(1)
 
@@ -150,17 +181,25 @@ def bots_check(
 
 def _run(store: Store, tournament_id: int, quiet: bool = False) -> runner.RunSummary:
     record = store.tournament(tournament_id)
-    columns = (TextColumn(f"tournament {tournament_id} · {record.game}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn(), TextColumn("{task.fields[last]}"))
+    columns = (
+        TextColumn(f"tournament {tournament_id} · {record.game}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[last]}"),
+    )
     with Progress(*columns, console=err, disable=quiet) as progress:
         task = progress.add_task("matches", total=record.total_matches, last="")
 
         def on_progress(p: runner.Progress) -> None:
             last = ""
             if p.result is not None and p.plan is not None:
-                winners = [n for n, r in zip(p.plan.lineup, p.result.outcome.ranks, strict=True) if r == 1]
+                winners = [
+                    n for n, r in zip(p.plan.lineup, p.result.outcome.ranks, strict=True) if r == 1
+                ]
                 last = f"{p.result.spec.match_id}: {'/'.join(winners)} first" + (
-                    f" ({p.result.reason})" if p.result.reason != "finished" else "")
+                    f" ({p.result.reason})" if p.result.reason != "finished" else ""
+                )
             progress.update(task, completed=p.done, last=last)
 
         try:
@@ -180,27 +219,46 @@ def tournament_run(
     rounds: Annotated[int, typer.Option(help="Repetitions of the whole round robin.")] = 1,
     concurrency: Annotated[int, typer.Option(help="Matches played at once.")] = 2,
     seed: Annotated[int, typer.Option(help="Seed of the deals.")] = 1,
-    seats: Annotated[int | None, typer.Option(help="Seats per match (default: the game's minimum).")] = None,
+    seats: Annotated[
+        int | None, typer.Option(help="Seats per match (default: the game's minimum).")
+    ] = None,
     rules: RulesOption = None,
     move_seconds: Annotated[float, typer.Option(help="Time per decision.")] = 5.0,
     time_bank: Annotated[float, typer.Option(help="Extra seconds per bot per match.")] = 0.0,
     fault_policy: Annotated[str, typer.Option(help="forfeit | default")] = "forfeit",
     max_strikes: Annotated[int, typer.Option(help="Strikes before a forfeit under 'default'.")] = 3,
-    bot_cpu_seconds: Annotated[float | None, typer.Option(help="CPU seconds per bot per match.")] = 60.0,
-    bot_memory_mb: Annotated[float | None, typer.Option(help="Memory per bot (all its processes).")] = 1024.0,
+    bot_cpu_seconds: Annotated[
+        float | None, typer.Option(help="CPU seconds per bot per match.")
+    ] = 60.0,
+    bot_memory_mb: Annotated[
+        float | None, typer.Option(help="Memory per bot (all its processes).")
+    ] = 1024.0,
     bot_output_kb: Annotated[int, typer.Option(help="Stderr kept per bot per match.")] = 64,
     db: DbOption = DEFAULT_DB,
     as_json: JsonOption = False,
 ) -> None:
     """Run a round-robin tournament and print its leaderboard."""
     store = _open(db)
-    settings = {"move_seconds": move_seconds, "time_bank_seconds": time_bank, "fault_policy": fault_policy,
-                "max_strikes": max_strikes, "bot_cpu_seconds": bot_cpu_seconds, "bot_memory_mb": bot_memory_mb,
-                "bot_output_bytes": bot_output_kb * 1024}
+    settings = {
+        "move_seconds": move_seconds,
+        "time_bank_seconds": time_bank,
+        "fault_policy": fault_policy,
+        "max_strikes": max_strikes,
+        "bot_cpu_seconds": bot_cpu_seconds,
+        "bot_memory_mb": bot_memory_mb,
+        "bot_output_bytes": bot_output_kb * 1024,
+    }
     try:
         record = runner.create_tournament(
-            store, game, [b.strip() for b in bots.split(",") if b.strip()], _rules(rules), rounds, seed,
-            concurrency, seats, settings,
+            store,
+            game,
+            [b.strip() for b in bots.split(",") if b.strip()],
+            _rules(rules),
+            rounds,
+            seed,
+            concurrency,
+            seats,
+            settings,
         )
     except USER_ERRORS as exc:
         raise _fail(str(exc)) from exc
@@ -209,7 +267,9 @@ def tournament_run(
 
 
 @tournament_app.command("resume")
-def tournament_resume(tournament_id: int, db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
+def tournament_resume(
+    tournament_id: int, db: DbOption = DEFAULT_DB, as_json: JsonOption = False
+) -> None:
     """Finish a tournament that was stopped: finished matches are not played again."""
     store = _open(db)
     try:
@@ -227,39 +287,74 @@ def tournament_list(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> N
     records = store.tournaments()
     done = {r.id: len(store.finished_indexes(r.id)) for r in records}
     if as_json:
-        _print_json([{**r.__dict__, "bots": list(r.bots), "matches_done": done[r.id]} for r in records])
+        _print_json(
+            [{**r.__dict__, "bots": list(r.bots), "matches_done": done[r.id]} for r in records]
+        )
         return
     table = Table("id", "game", "rules", "bots", "seats", "matches", "status", "created")
     for r in records:
-        table.add_row(str(r.id), r.game, r.rules_key, ", ".join(r.bots), str(r.seats),
-                      f"{done[r.id]}/{r.total_matches}", r.status, r.created)
+        table.add_row(
+            str(r.id),
+            r.game,
+            r.rules_key,
+            ", ".join(r.bots),
+            str(r.seats),
+            f"{done[r.id]}/{r.total_matches}",
+            r.status,
+            r.created,
+        )
     console.print(table)
 
 
 # ---- leaderboard, matches ---------------------------------------------------------
 
 
-def _show_leaderboard(store: Store, game: str, key: str, as_json: bool,
-                      summary: runner.RunSummary | None = None) -> None:
+def _show_leaderboard(
+    store: Store, game: str, key: str, as_json: bool, summary: runner.RunSummary | None = None
+) -> None:
     rows = leaderboard(store, game, key)
     if as_json:
-        out: dict[str, Any] = {"game": game, "rules": key, "leaderboard": [r.to_json() for r in rows]}
+        out: dict[str, Any] = {
+            "game": game,
+            "rules": key,
+            "leaderboard": [r.to_json() for r in rows],
+        }
         if summary is not None:
             out["tournament"] = summary.tournament.id
             out["played"] = summary.played
             out["errors"] = list(summary.errors)
         _print_json(out)
         return
-    table = Table("#", "bot", "mu", "sigma", "mu-3σ", "games", "wins", "mean score ± 95% CI", "faults",
-                  title=f"{game} · rules: {key}")
+    table = Table(
+        "#",
+        "bot",
+        "mu",
+        "sigma",
+        "mu-3σ",
+        "games",
+        "wins",
+        "mean score ± 95% CI",
+        "faults",
+        title=f"{game} · rules: {key}",
+    )
     for r in rows:
-        table.add_row(str(r.rank), r.entrant, f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.conservative:.2f}",
-                      str(r.games), str(r.wins), f"{r.mean_score:.1f} ± {r.score_ci95:.1f}",
-                      f"{r.faults}" + (f" ({r.forfeits} forfeits)" if r.forfeits else ""))
+        table.add_row(
+            str(r.rank),
+            r.entrant,
+            f"{r.mu:.2f}",
+            f"{r.sigma:.2f}",
+            f"{r.conservative:.2f}",
+            str(r.games),
+            str(r.wins),
+            f"{r.mean_score:.1f} ± {r.score_ci95:.1f}",
+            f"{r.faults}" + (f" ({r.forfeits} forfeits)" if r.forfeits else ""),
+        )
     console.print(table)
     if summary is not None:
-        console.print(f"tournament {summary.tournament.id}: {summary.played} matches played in "
-                      f"{summary.seconds:.1f}s, status {summary.tournament.status}")
+        console.print(
+            f"tournament {summary.tournament.id}: {summary.played} matches played in "
+            f"{summary.seconds:.1f}s, status {summary.tournament.status}"
+        )
 
 
 @app.command("leaderboard")
@@ -300,11 +395,24 @@ def matches_list(
     if as_json:
         _print_json(rows)
         return
-    table = Table("match", "game", "rules", "seats: bot (rank, score)", "reason", "decisions", "finished")
+    table = Table(
+        "match", "game", "rules", "seats: bot (rank, score)", "reason", "decisions", "finished"
+    )
     for m in rows:
         out = m["outcome"]
-        seats = ", ".join(f"{n} ({r}, {s:g})" for n, r, s in zip(m["entrants"], out["ranks"], out["scores"], strict=True))
-        table.add_row(m["id"], m["game"], m["rules_key"], seats, m["reason"], str(m["decisions"]), m["finished"])
+        seats = ", ".join(
+            f"{n} ({r}, {s:g})"
+            for n, r, s in zip(m["entrants"], out["ranks"], out["scores"], strict=True)
+        )
+        table.add_row(
+            m["id"],
+            m["game"],
+            m["rules_key"],
+            seats,
+            m["reason"],
+            str(m["decisions"]),
+            m["finished"],
+        )
     console.print(table)
 
 
@@ -328,9 +436,15 @@ def _replay_text(db: Path, match_id: str | None, file: Path | None) -> str:
 @replay_app.command("show")
 def replay_show_cmd(
     match_id: Annotated[str | None, typer.Argument()] = None,
-    file: Annotated[Path | None, typer.Option(help="A replay .jsonl file instead of a stored match.")] = None,
-    seat: Annotated[str, typer.Option(help="Whose view: a seat number, or 'all' for every hand.")] = "all",
-    step: Annotated[bool | None, typer.Option(help="Step with the keyboard (default: when interactive).")] = None,
+    file: Annotated[
+        Path | None, typer.Option(help="A replay .jsonl file instead of a stored match.")
+    ] = None,
+    seat: Annotated[
+        str, typer.Option(help="Whose view: a seat number, or 'all' for every hand.")
+    ] = "all",
+    step: Annotated[
+        bool | None, typer.Option(help="Step with the keyboard (default: when interactive).")
+    ] = None,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Step through a match in the terminal, from one seat's point of view or all hands."""
@@ -345,7 +459,9 @@ def replay_show_cmd(
 @replay_app.command("export")
 def replay_export(
     match_id: str,
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="File to write (default: stdout).")] = None,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="File to write (default: stdout).")
+    ] = None,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Write a stored replay as JSON Lines."""
@@ -359,7 +475,9 @@ def replay_export(
 
 @replay_app.command("verify")
 def replay_verify(
-    match_ids: Annotated[list[str] | None, typer.Argument(help="Stored matches (default: all).")] = None,
+    match_ids: Annotated[
+        list[str] | None, typer.Argument(help="Stored matches (default: all).")
+    ] = None,
     file: Annotated[Path | None, typer.Option(help="Verify a replay file instead.")] = None,
     db: DbOption = DEFAULT_DB,
     as_json: JsonOption = False,
@@ -408,19 +526,27 @@ def replay_verify(
 @app.command("games")
 def games_cmd(as_json: JsonOption = False) -> None:
     """List the games and their rule options."""
-    data = []
+    data: list[dict[str, Any]] = []
     for name in game_names():
         engine = get_game(name)
         allowed = engine.seats(engine.Rules())
-        data.append({"name": name, "version": engine.version, "seats": [allowed.start, allowed.stop - 1],
-                     "options": [dataclasses.asdict(o) for o in describe_rules(engine.Rules)],
-                     "presets": sorted(getattr(engine.Rules, "presets", {}))})
+        data.append(
+            {
+                "name": name,
+                "version": engine.version,
+                "seats": [allowed.start, allowed.stop - 1],
+                "options": [dataclasses.asdict(o) for o in describe_rules(engine.Rules)],
+                "presets": sorted(getattr(engine.Rules, "presets", {})),
+            }
+        )
     if as_json:
         _print_json(data)
         return
     for g in data:
-        console.print(f"[bold]{g['name']}[/] (version {g['version']}, seats {g['seats'][0]}-{g['seats'][1]})"
-                      + (f", presets: {', '.join(g['presets'])}" if g["presets"] else ""))
+        console.print(
+            f"[bold]{g['name']}[/] (version {g['version']}, seats {g['seats'][0]}-{g['seats'][1]})"
+            + (f", presets: {', '.join(g['presets'])}" if g["presets"] else "")
+        )
         for o in g["options"]:
             choices = f" [{' | '.join(o['choices'])}]" if o["choices"] else ""
             console.print(f"  {o['name']}={o['default']}{choices}  {o['doc']}")
@@ -431,8 +557,12 @@ def serve(
     port: Annotated[int, typer.Option(help="TCP port (0: any free port).")] = 50051,
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     unix: Annotated[Path | None, typer.Option(help="Also listen on this Unix socket.")] = None,
-    admin_token: Annotated[str | None, typer.Option(envvar="ARENA_ADMIN_TOKEN",
-                                                    help="Token for admin RPCs (default: random, printed).")] = None,
+    admin_token: Annotated[
+        str | None,
+        typer.Option(
+            envvar="ARENA_ADMIN_TOKEN", help="Token for admin RPCs (default: random, printed)."
+        ),
+    ] = None,
 ) -> None:
     """Run the referee alone, for bots and tools that connect from elsewhere."""
     from referee.service import RefereeCore, start_server
@@ -446,10 +576,8 @@ def serve(
         print(f"admin token (metadata x-admin-token): {token}", flush=True)
         await server.wait_for_termination()
 
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(main())
-    except KeyboardInterrupt:
-        pass
 
 
 SAMPLE_BOTS = {
@@ -477,16 +605,31 @@ def demo(
     rounds: Annotated[int, typer.Option(help="Repetitions of the round robin.")] = 3,
     concurrency: Annotated[int, typer.Option(help="Matches at once.")] = 2,
     seed: Annotated[int, typer.Option(help="Seed of the deals.")] = 2026,
-    replays: Annotated[Path, typer.Option(help="Folder the demo's replays are exported to.")] = Path("replays"),
+    replays: Annotated[
+        Path, typer.Option(help="Folder the demo's replays are exported to.")
+    ] = Path("replays"),
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """The main job on defaults: the sample bots play a Gin Rummy round robin."""
     store = _open(db)
     bots = ensure_sample_bots(store)
     gin_bots = [b for b in bots if store.entrant(b).plays("gin_rummy")]
-    record = runner.create_tournament(store, "gin_rummy", gin_bots, {}, rounds, seed, concurrency, None,
-                                      {"move_seconds": 5.0, "time_bank_seconds": 0.0, "fault_policy": "forfeit",
-                                       "max_strikes": 3})
+    record = runner.create_tournament(
+        store,
+        "gin_rummy",
+        gin_bots,
+        {},
+        rounds,
+        seed,
+        concurrency,
+        None,
+        {
+            "move_seconds": 5.0,
+            "time_bank_seconds": 0.0,
+            "fault_policy": "forfeit",
+            "max_strikes": 3,
+        },
+    )
     summary = _run(store, record.id)
     _show_leaderboard(store, record.game, record.rules_key, False, summary)
     folder = replays / f"tournament-{record.id}"
@@ -498,8 +641,10 @@ def demo(
     console.print(f"{count} replays stored in {db} and exported to {folder}/")
     first = store.matches(tournament_id=record.id, limit=1)
     if first:
-        console.print(f"watch one: arena replay show {first[0]['id']} --seat 0    "
-                      f"check them all: arena replay verify")
+        console.print(
+            f"watch one: arena replay show {first[0]['id']} --seat 0    "
+            f"check them all: arena replay verify"
+        )
 
 
 watching.register(app, replay_app)

@@ -46,8 +46,19 @@ def leaderboard(store: Store, game: str, rules_key: str) -> list[Row]:
         mu, sigma, _ = ratings.get(name, (ENV.mu, ENV.sigma, 0))
         scores = stats["scores"]
         rows.append(
-            Row(0, name, mu, sigma, conservative(mu, sigma), stats["games"], stats["wins"],
-                statistics.fmean(scores), ci95(scores), stats["faults"], stats["forfeits"])
+            Row(
+                0,
+                name,
+                mu,
+                sigma,
+                conservative(mu, sigma),
+                stats["games"],
+                stats["wins"],
+                statistics.fmean(scores),
+                ci95(scores),
+                stats["faults"],
+                stats["forfeits"],
+            )
         )
     rows.sort(key=lambda r: (-r.conservative, r.entrant))
     return [Row(i + 1, *list(asdict(r).values())[1:]) for i, r in enumerate(rows)]

@@ -31,7 +31,10 @@ def _groups(seats: Sequence[Mapping[str, Any]]) -> tuple[list[tuple[str, ...]], 
         teams: dict[int, list[Mapping[str, Any]]] = defaultdict(list)
         for s in seats:
             teams[int(s["team"])].append(s)
-        groups = [tuple(dict.fromkeys(s["entrant"] for s in members)) for _, members in sorted(teams.items())]
+        groups = [
+            tuple(dict.fromkeys(s["entrant"] for s in members))
+            for _, members in sorted(teams.items())
+        ]
         flat = [name for g in groups for name in g]
         if len(flat) != len(set(flat)) or len(groups) < 2:
             return None  # one entrant on both sides: nothing to learn

@@ -10,12 +10,8 @@ the next match that needs its entrant launches a fresh one.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
-import signal
 import tempfile
 import time
-from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -29,7 +25,6 @@ from referee.match import MatchConfig, MatchResult
 from referee.replay import now_iso, with_bot_logs
 from referee.rules import rules_to_dict
 from referee.service import RefereeCore, RefereeError, start_server
-
 
 
 class TournamentError(ValueError):
@@ -74,8 +69,15 @@ def settings_config(settings: dict[str, Any]) -> MatchConfig:
 
 
 def create_tournament(
-    store: Store, game: str, bots: Sequence[str], rules: dict[str, str], rounds: int, seed: int,
-    concurrency: int, seats: int | None, settings: dict[str, Any],
+    store: Store,
+    game: str,
+    bots: Sequence[str],
+    rules: dict[str, str],
+    rounds: int,
+    seed: int,
+    concurrency: int,
+    seats: int | None,
+    settings: dict[str, Any],
 ) -> TournamentRecord:
     """Validate and record a new tournament (nothing is played yet)."""
     engine = get_game(game)
@@ -83,19 +85,31 @@ def create_tournament(
     allowed = engine.seats(parsed)
     seats = seats if seats is not None else allowed.start
     if seats not in allowed:
-        raise TournamentError(f"{game} with these rules seats {allowed.start}-{allowed.stop - 1} players, not {seats}")
+        raise TournamentError(
+            f"{game} with these rules seats {allowed.start}-{allowed.stop - 1} players, not {seats}"
+        )
     if concurrency < 1:
         raise TournamentError("concurrency must be at least 1")
     entrants = [store.entrant(name) for name in bots]
     for entrant in entrants:
         if not entrant.plays(game):
-            raise TournamentError(f"bot {entrant.name!r} declares {', '.join(entrant.games)}, not {game}")
+            raise TournamentError(
+                f"bot {entrant.name!r} declares {', '.join(entrant.games)}, not {game}"
+            )
     settings_config(settings)  # validates
     settings_limits(settings)
     plans = round_robin(list(bots), seats, rounds, seed)
     return store.create_tournament(
-        game, rules_to_dict(parsed), rules_key(game, parsed), list(bots), seats, rounds, seed,
-        concurrency, settings, len(plans),
+        game,
+        rules_to_dict(parsed),
+        rules_key(game, parsed),
+        list(bots),
+        seats,
+        rounds,
+        seed,
+        concurrency,
+        settings,
+        len(plans),
     )
 
 
@@ -109,7 +123,9 @@ class RunSummary:
 
 
 async def run_tournament(
-    store: Store, tournament_id: int, on_progress: ProgressCallback | None = None,
+    store: Store,
+    tournament_id: int,
+    on_progress: ProgressCallback | None = None,
     core: RefereeCore | None = None,
 ) -> RunSummary:
     """Play every scheduled match of a tournament that is not stored yet, then rate.
@@ -151,8 +167,14 @@ async def run_tournament(
                 began, clock = now_iso(), time.monotonic()
                 try:
                     runtime, _ = core.create_match(
-                        record.game, rules, record.seats, plan.seed, [b.token for b in bots],
-                        names=plan.lineup, config=config, match_id=f"t{tournament_id}-{plan.idx:05d}",
+                        record.game,
+                        rules,
+                        record.seats,
+                        plan.seed,
+                        [b.token for b in bots],
+                        names=plan.lineup,
+                        config=config,
+                        match_id=f"t{tournament_id}-{plan.idx:05d}",
                         start_timeout=30.0,
                     )
                     result = await runtime.wait()
@@ -162,8 +184,15 @@ async def run_tournament(
                 finally:
                     logs = [pool.release(bot) for bot in bots]
                 result = replace(result, replay=with_bot_logs(result.replay, logs))
-                store.save_match(tournament_id, plan.idx, record.rules_key, plan.lineup, result, began,
-                                 time.monotonic() - clock)
+                store.save_match(
+                    tournament_id,
+                    plan.idx,
+                    record.rules_key,
+                    plan.lineup,
+                    result,
+                    began,
+                    time.monotonic() - clock,
+                )
                 core.forget_match(result.spec.match_id)
                 done += 1
                 if on_progress:
@@ -184,8 +213,13 @@ async def run_tournament(
     update_ratings(store, record.game, record.rules_key)
     complete = len(store.finished_indexes(tournament_id)) == len(plans)
     store.set_tournament_status(tournament_id, "finished" if complete else "incomplete")
-    return RunSummary(store.tournament(tournament_id), len(todo) - len(errors), len(finished),
-                      tuple(errors), time.monotonic() - started)
+    return RunSummary(
+        store.tournament(tournament_id),
+        len(todo) - len(errors),
+        len(finished),
+        tuple(errors),
+        time.monotonic() - started,
+    )
 
 
 def update_ratings(store: Store, game: str, key: str) -> None:

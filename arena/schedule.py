@@ -37,7 +37,9 @@ def match_seed(tournament_seed: int, deal: int) -> int:
     return random.Random(f"arena/{tournament_seed}/{deal}").getrandbits(63)
 
 
-def _balanced_subset(entrants: Sequence[str], seats: int, limit: int, seed: int) -> list[tuple[str, ...]]:
+def _balanced_subset(
+    entrants: Sequence[str], seats: int, limit: int, seed: int
+) -> list[tuple[str, ...]]:
     """``limit`` combinations chosen greedily so every entrant appears about equally often."""
     rng = random.Random(f"arena/{seed}/subset")
     combos = list(itertools.combinations(entrants, seats))
@@ -48,7 +50,10 @@ def _balanced_subset(entrants: Sequence[str], seats: int, limit: int, seed: int)
     for _ in range(limit):
         best = min(
             combos,
-            key=lambda c: (sum(uses[n] for n in c), sum(pairs[frozenset(p)] for p in itertools.combinations(c, 2))),
+            key=lambda c: (
+                sum(uses[n] for n in c),
+                sum(pairs[frozenset(p)] for p in itertools.combinations(c, 2)),
+            ),
         )
         combos.remove(best)
         chosen.append(best)
@@ -57,7 +62,9 @@ def _balanced_subset(entrants: Sequence[str], seats: int, limit: int, seed: int)
     return sorted(chosen, key=lambda c: [entrants.index(n) for n in c])
 
 
-def lineups(entrants: Sequence[str], seats: int, seed: int, max_combinations: int = MAX_COMBINATIONS) -> list[tuple[str, ...]]:
+def lineups(
+    entrants: Sequence[str], seats: int, seed: int, max_combinations: int = MAX_COMBINATIONS
+) -> list[tuple[str, ...]]:
     """The table compositions of one round, before rotation."""
     if len(entrants) < 1:
         raise ScheduleError("a tournament needs at least one bot")

@@ -80,132 +80,220 @@ class Store:
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path} is not an arena database: {exc}") from exc
         if "meta" in names:
-            version = db["meta"].get("schema")["value"]  # type: ignore[index]
+            version = db.table("meta").get("schema")["value"]
             if int(version) != SCHEMA_VERSION:
-                raise StoreError(f"{self.path} has schema {version}; this arena uses {SCHEMA_VERSION}")
+                raise StoreError(
+                    f"{self.path} has schema {version}; this arena uses {SCHEMA_VERSION}"
+                )
             return
         with db.atomic():
-            db["meta"].insert({"key": "schema", "value": str(SCHEMA_VERSION)}, pk="key")
-            db["entrants"].create(
+            db.table("meta").insert({"key": "schema", "value": str(SCHEMA_VERSION)}, pk="key")
+            db.table("entrants").create(
                 {"name": str, "games": str, "command": str, "cwd": str, "created": str}, pk="name"
             )
-            db["tournaments"].create(
+            db.table("tournaments").create(
                 {
-                    "id": int, "game": str, "rules": str, "rules_key": str, "bots": str,
-                    "seats": int, "rounds": int, "seed": int, "concurrency": int,
-                    "settings": str, "status": str, "total_matches": int,
-                    "created": str, "finished": str,
+                    "id": int,
+                    "game": str,
+                    "rules": str,
+                    "rules_key": str,
+                    "bots": str,
+                    "seats": int,
+                    "rounds": int,
+                    "seed": int,
+                    "concurrency": int,
+                    "settings": str,
+                    "status": str,
+                    "total_matches": int,
+                    "created": str,
+                    "finished": str,
                 },
                 pk="id",
             )
-            db["matches"].create(
+            db.table("matches").create(
                 {
-                    "id": str, "tournament_id": int, "idx": int, "game": str, "rules_key": str,
-                    "seed": int, "seats": int, "entrants": str, "reason": str, "decisions": int,
-                    "started": str, "finished": str, "seconds": float, "outcome": str,
+                    "id": str,
+                    "tournament_id": int,
+                    "idx": int,
+                    "game": str,
+                    "rules_key": str,
+                    "seed": int,
+                    "seats": int,
+                    "entrants": str,
+                    "reason": str,
+                    "decisions": int,
+                    "started": str,
+                    "finished": str,
+                    "seconds": float,
+                    "outcome": str,
                 },
                 pk="id",
                 foreign_keys=[("tournament_id", "tournaments", "id")],
             )
-            db["matches"].create_index(["tournament_id", "idx"], unique=True)
-            db["matches"].create_index(["game", "rules_key"])
-            db["results"].create(
+            db.table("matches").create_index(["tournament_id", "idx"], unique=True)
+            db.table("matches").create_index(["game", "rules_key"])
+            db.table("results").create(
                 {
-                    "match_id": str, "seat": int, "entrant": str, "score": float, "rank": int,
-                    "team": int, "faults": int, "forfeited": int,
+                    "match_id": str,
+                    "seat": int,
+                    "entrant": str,
+                    "score": float,
+                    "rank": int,
+                    "team": int,
+                    "faults": int,
+                    "forfeited": int,
                 },
                 pk=("match_id", "seat"),
                 foreign_keys=[("match_id", "matches", "id")],
             )
-            db["results"].create_index(["entrant"])
-            db["faults"].create(
+            db.table("results").create_index(["entrant"])
+            db.table("faults").create(
                 {
-                    "id": int, "match_id": str, "seat": int, "entrant": str, "kind": str,
-                    "reason": str, "decision": int,
+                    "id": int,
+                    "match_id": str,
+                    "seat": int,
+                    "entrant": str,
+                    "kind": str,
+                    "reason": str,
+                    "decision": int,
                 },
                 pk="id",
                 foreign_keys=[("match_id", "matches", "id")],
             )
-            db["replays"].create({"match_id": str, "jsonl_z": bytes}, pk="match_id")
-            db["ratings"].create(
+            db.table("replays").create({"match_id": str, "jsonl_z": bytes}, pk="match_id")
+            db.table("ratings").create(
                 {
-                    "game": str, "rules_key": str, "entrant": str, "mu": float, "sigma": float,
-                    "games": int, "updated": str,
+                    "game": str,
+                    "rules_key": str,
+                    "entrant": str,
+                    "mu": float,
+                    "sigma": float,
+                    "games": int,
+                    "updated": str,
                 },
                 pk=("game", "rules_key", "entrant"),
             )
-            db["rating_history"].create(
+            db.table("rating_history").create(
                 {
-                    "game": str, "rules_key": str, "seq": int, "match_id": str, "entrant": str,
-                    "mu": float, "sigma": float,
+                    "game": str,
+                    "rules_key": str,
+                    "seq": int,
+                    "match_id": str,
+                    "entrant": str,
+                    "mu": float,
+                    "sigma": float,
                 },
                 pk=("game", "rules_key", "seq", "entrant"),
             )
 
     # ---- entrants -------------------------------------------------------------
 
-    def add_entrant(self, name: str, games: Sequence[str], command: Sequence[str], cwd: str) -> Entrant:
+    def add_entrant(
+        self, name: str, games: Sequence[str], command: Sequence[str], cwd: str
+    ) -> Entrant:
         if not name or not name.replace("_", "").replace("-", "").replace(".", "").isalnum():
             raise StoreError(f"bot name {name!r}: use letters, digits, '-', '_' and '.'")
         if not command:
             raise StoreError("give the command that starts the bot after '--'")
-        if self.db["entrants"].count_where("name = ?", [name]):
+        if self.db.table("entrants").count_where("name = ?", [name]):
             raise StoreError(f"a bot named {name!r} exists already")
         entrant = Entrant(name, tuple(games), tuple(command), cwd, now_iso())
-        self.db["entrants"].insert(
-            {"name": name, "games": json.dumps(list(games)), "command": json.dumps(list(command)),
-             "cwd": cwd, "created": entrant.created}
+        self.db.table("entrants").insert(
+            {
+                "name": name,
+                "games": json.dumps(list(games)),
+                "command": json.dumps(list(command)),
+                "cwd": cwd,
+                "created": entrant.created,
+            }
         )
         return entrant
 
     def entrants(self) -> list[Entrant]:
-        return [self._entrant(row) for row in self.db["entrants"].rows_where(order_by="name")]
+        return [self._entrant(row) for row in self.db.table("entrants").rows_where(order_by="name")]
 
     def entrant(self, name: str) -> Entrant:
-        rows = list(self.db["entrants"].rows_where("name = ?", [name]))
+        rows = list(self.db.table("entrants").rows_where("name = ?", [name]))
         if not rows:
             known = ", ".join(e.name for e in self.entrants()) or "none yet"
-            raise StoreError(f"no bot named {name!r} (registered: {known}); add it with 'arena bots add'")
+            raise StoreError(
+                f"no bot named {name!r} (registered: {known}); add it with 'arena bots add'"
+            )
         return self._entrant(rows[0])
 
     @staticmethod
     def _entrant(row: dict[str, Any]) -> Entrant:
-        return Entrant(row["name"], tuple(json.loads(row["games"])), tuple(json.loads(row["command"])),
-                       row["cwd"], row["created"])
+        return Entrant(
+            row["name"],
+            tuple(json.loads(row["games"])),
+            tuple(json.loads(row["command"])),
+            row["cwd"],
+            row["created"],
+        )
 
     # ---- tournaments -------------------------------------------------------------
 
     def create_tournament(
-        self, game: str, rules: dict[str, Any], rules_key: str, bots: Sequence[str], seats: int,
-        rounds: int, seed: int, concurrency: int, settings: dict[str, Any], total_matches: int,
+        self,
+        game: str,
+        rules: dict[str, Any],
+        rules_key: str,
+        bots: Sequence[str],
+        seats: int,
+        rounds: int,
+        seed: int,
+        concurrency: int,
+        settings: dict[str, Any],
+        total_matches: int,
     ) -> TournamentRecord:
         row = {
-            "game": game, "rules": json.dumps(rules, sort_keys=True), "rules_key": rules_key,
-            "bots": json.dumps(list(bots)), "seats": seats, "rounds": rounds, "seed": seed,
-            "concurrency": concurrency, "settings": json.dumps(settings, sort_keys=True),
-            "status": "running", "total_matches": total_matches, "created": now_iso(), "finished": None,
+            "game": game,
+            "rules": json.dumps(rules, sort_keys=True),
+            "rules_key": rules_key,
+            "bots": json.dumps(list(bots)),
+            "seats": seats,
+            "rounds": rounds,
+            "seed": seed,
+            "concurrency": concurrency,
+            "settings": json.dumps(settings, sort_keys=True),
+            "status": "running",
+            "total_matches": total_matches,
+            "created": now_iso(),
+            "finished": None,
         }
-        table = self.db["tournaments"]
+        table = self.db.table("tournaments")
         table.insert(row)
-        return self.tournament(int(table.last_pk))  # type: ignore[arg-type]
+        assert table.last_pk is not None
+        return self.tournament(int(table.last_pk))
 
     def tournament(self, tournament_id: int) -> TournamentRecord:
-        rows = list(self.db["tournaments"].rows_where("id = ?", [tournament_id]))
+        rows = list(self.db.table("tournaments").rows_where("id = ?", [tournament_id]))
         if not rows:
             raise StoreError(f"no tournament {tournament_id}")
         r = rows[0]
         return TournamentRecord(
-            r["id"], r["game"], json.loads(r["rules"]), r["rules_key"], tuple(json.loads(r["bots"])),
-            r["seats"], r["rounds"], r["seed"], r["concurrency"], json.loads(r["settings"]),
-            r["status"], r["total_matches"], r["created"], r["finished"],
+            r["id"],
+            r["game"],
+            json.loads(r["rules"]),
+            r["rules_key"],
+            tuple(json.loads(r["bots"])),
+            r["seats"],
+            r["rounds"],
+            r["seed"],
+            r["concurrency"],
+            json.loads(r["settings"]),
+            r["status"],
+            r["total_matches"],
+            r["created"],
+            r["finished"],
         )
 
     def tournaments(self) -> list[TournamentRecord]:
-        return [self.tournament(r["id"]) for r in self.db["tournaments"].rows_where(order_by="id")]
+        return [self.tournament(r["id"]) for r in self.db.table("tournaments").rows_where(order_by="id")]
 
     def set_tournament_status(self, tournament_id: int, status: str) -> None:
         finished = now_iso() if status == "finished" else None
-        self.db["tournaments"].update(tournament_id, {"status": status, "finished": finished})
+        self.db.table("tournaments").update(tournament_id, {"status": status, "finished": finished})
 
     def finished_indexes(self, tournament_id: int) -> set[int]:
         rows = self.db.execute("select idx from matches where tournament_id = ?", [tournament_id])
@@ -214,45 +302,76 @@ class Store:
     # ---- matches -------------------------------------------------------------
 
     def save_match(
-        self, tournament_id: int | None, idx: int, rules_key: str, entrants: Sequence[str],
-        result: MatchResult, started: str, seconds: float,
+        self,
+        tournament_id: int | None,
+        idx: int,
+        rules_key: str,
+        entrants: Sequence[str],
+        result: MatchResult,
+        started: str,
+        seconds: float,
     ) -> None:
         """Write a finished match, its results, faults and replay in one transaction."""
         spec = result.spec
         outcome = result.outcome
         fault_counts = [sum(1 for f in result.faults if f.seat == s) for s in range(spec.seats)]
         with self.db.atomic():
-            self.db["matches"].insert({
-                "id": spec.match_id, "tournament_id": tournament_id, "idx": idx, "game": spec.game,
-                "rules_key": rules_key, "seed": spec.seed, "seats": spec.seats,
-                "entrants": json.dumps(list(entrants)), "reason": result.reason,
-                "decisions": result.decisions, "started": started, "finished": now_iso(),
-                "seconds": round(seconds, 3), "outcome": json.dumps(outcome.to_json()),
-            })
-            self.db["results"].insert_all(
+            self.db.table("matches").insert(
                 {
-                    "match_id": spec.match_id, "seat": seat, "entrant": entrants[seat],
-                    "score": outcome.scores[seat], "rank": outcome.ranks[seat],
+                    "id": spec.match_id,
+                    "tournament_id": tournament_id,
+                    "idx": idx,
+                    "game": spec.game,
+                    "rules_key": rules_key,
+                    "seed": spec.seed,
+                    "seats": spec.seats,
+                    "entrants": json.dumps(list(entrants)),
+                    "reason": result.reason,
+                    "decisions": result.decisions,
+                    "started": started,
+                    "finished": now_iso(),
+                    "seconds": round(seconds, 3),
+                    "outcome": json.dumps(outcome.to_json()),
+                }
+            )
+            self.db.table("results").insert_all(
+                {
+                    "match_id": spec.match_id,
+                    "seat": seat,
+                    "entrant": entrants[seat],
+                    "score": outcome.scores[seat],
+                    "rank": outcome.ranks[seat],
                     "team": None if outcome.teams is None else outcome.teams[seat],
-                    "faults": fault_counts[seat], "forfeited": int(seat in result.forfeited),
+                    "faults": fault_counts[seat],
+                    "forfeited": int(seat in result.forfeited),
                 }
                 for seat in range(spec.seats)
             )
             if result.faults:
-                self.db["faults"].insert_all(
-                    {"match_id": spec.match_id, "seat": f.seat, "entrant": entrants[f.seat],
-                     "kind": f.kind, "reason": f.reason, "decision": f.decision}
+                self.db.table("faults").insert_all(
+                    {
+                        "match_id": spec.match_id,
+                        "seat": f.seat,
+                        "entrant": entrants[f.seat],
+                        "kind": f.kind,
+                        "reason": f.reason,
+                        "decision": f.decision,
+                    }
                     for f in result.faults
                 )
-            self.db["replays"].insert(
+            self.db.table("replays").insert(
                 {"match_id": spec.match_id, "jsonl_z": zlib.compress(result.replay.encode(), 6)}
             )
 
     def matches(
-        self, game: str | None = None, tournament_id: int | None = None, entrant: str | None = None,
+        self,
+        game: str | None = None,
+        tournament_id: int | None = None,
+        entrant: str | None = None,
         limit: int | None = None,
     ) -> list[dict[str, Any]]:
-        where, args = [], []
+        where: list[str] = []
+        args: list[Any] = []
         if game:
             where.append("game = ?")
             args.append(game)
@@ -262,7 +381,7 @@ class Store:
         if entrant:
             where.append("id in (select match_id from results where entrant = ?)")
             args.append(entrant)
-        rows = self.db["matches"].rows_where(
+        rows = self.db.table("matches").rows_where(
             " and ".join(where) or None, args, order_by="tournament_id, idx", limit=limit
         )
         out = []
@@ -282,7 +401,7 @@ class Store:
     def matches_by_ids(self, ids: Sequence[str]) -> list[dict[str, Any]]:
         out = []
         for match_id in ids:
-            for row in self.db["matches"].rows_where("id = ?", [match_id]):
+            for row in self.db.table("matches").rows_where("id = ?", [match_id]):
                 row = dict(row)
                 row["entrants"] = json.loads(row["entrants"])
                 row["outcome"] = json.loads(row["outcome"])
@@ -290,7 +409,7 @@ class Store:
         return out
 
     def replay_text(self, match_id: str) -> str:
-        rows = list(self.db["replays"].rows_where("match_id = ?", [match_id]))
+        rows = list(self.db.table("replays").rows_where("match_id = ?", [match_id]))
         if not rows:
             raise StoreError(f"no replay for match {match_id!r}")
         try:
@@ -311,7 +430,7 @@ class Store:
         ).fetchall()
         out = []
         for (match_id,) in matches:
-            seats = list(self.db["results"].rows_where("match_id = ?", [match_id], order_by="seat"))
+            seats = list(self.db.table("results").rows_where("match_id = ?", [match_id], order_by="seat"))
             out.append((match_id, seats))
         return out
 
@@ -325,28 +444,47 @@ class Store:
     # ---- ratings -------------------------------------------------------------
 
     def replace_ratings(
-        self, game: str, rules_key: str, current: dict[str, tuple[float, float, int]],
+        self,
+        game: str,
+        rules_key: str,
+        current: dict[str, tuple[float, float, int]],
         history: list[tuple[int, str, str, float, float]],
     ) -> None:
         with self.db.atomic():
-            self.db.conn.execute("delete from ratings where game = ? and rules_key = ?", [game, rules_key])
+            self.db.conn.execute(
+                "delete from ratings where game = ? and rules_key = ?", [game, rules_key]
+            )
             self.db.conn.execute(
                 "delete from rating_history where game = ? and rules_key = ?", [game, rules_key]
             )
             stamp = now_iso()
-            self.db["ratings"].insert_all(
-                {"game": game, "rules_key": rules_key, "entrant": name, "mu": mu, "sigma": sigma,
-                 "games": games, "updated": stamp}
+            self.db.table("ratings").insert_all(
+                {
+                    "game": game,
+                    "rules_key": rules_key,
+                    "entrant": name,
+                    "mu": mu,
+                    "sigma": sigma,
+                    "games": games,
+                    "updated": stamp,
+                }
                 for name, (mu, sigma, games) in current.items()
             )
-            self.db["rating_history"].insert_all(
-                {"game": game, "rules_key": rules_key, "seq": seq, "match_id": match_id,
-                 "entrant": name, "mu": mu, "sigma": sigma}
+            self.db.table("rating_history").insert_all(
+                {
+                    "game": game,
+                    "rules_key": rules_key,
+                    "seq": seq,
+                    "match_id": match_id,
+                    "entrant": name,
+                    "mu": mu,
+                    "sigma": sigma,
+                }
                 for seq, match_id, name, mu, sigma in history
             )
 
     def ratings(self, game: str, rules_key: str) -> dict[str, tuple[float, float, int]]:
-        rows = self.db["ratings"].rows_where("game = ? and rules_key = ?", [game, rules_key])
+        rows = self.db.table("ratings").rows_where("game = ? and rules_key = ?", [game, rules_key])
         return {r["entrant"]: (r["mu"], r["sigma"], r["games"]) for r in rows}
 
     def entrant_stats(self, game: str, rules_key: str) -> list[dict[str, Any]]:
@@ -359,7 +497,13 @@ class Store:
             [game, rules_key],
         ).fetchall()
         return [
-            {"entrant": e, "games": n, "wins": w, "scores": [float(x) for x in s.split(",")],
-             "faults": f, "forfeits": ff}
+            {
+                "entrant": e,
+                "games": n,
+                "wins": w,
+                "scores": [float(x) for x in s.split(",")],
+                "faults": f,
+                "forfeits": ff,
+            }
             for e, n, w, s, f, ff in rows
         ]

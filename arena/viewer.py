@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console
@@ -61,7 +63,8 @@ def describe_line(line: dict[str, Any], seat: int | None, players: list[str]) ->
         status = "" if line["status"] == "ok" else f" [{line['status']}]"
         if seat is not None and line["seat"] != seat:
             return None  # the move itself shows up as its (public) events
-        return f"▶ seat {line['seat']} ({who}): {line['action']}{status}  ({line.get('ms', 0):.1f} ms)"
+        ms = line.get("ms", 0)
+        return f"▶ seat {line['seat']} ({who}): {line['action']}{status}  ({ms:.1f} ms)"
     if kind == "fault":
         return f"! fault, seat {line['seat']}: {line['kind']}: {line['reason']}"
     if kind == "stderr":
@@ -69,50 +72,89 @@ def describe_line(line: dict[str, Any], seat: int | None, players: list[str]) ->
             return None
         text = line["text"].rstrip()
         dropped = f" (+{line['dropped_bytes']} bytes not kept)" if line.get("dropped_bytes") else ""
-        return f"✎ stderr of seat {line['seat']}{dropped}:\n" + "\n".join(f"    {t}" for t in text.splitlines())
+        return f"✎ stderr of seat {line['seat']}{dropped}:\n" + "\n".join(
+            f"    {t}" for t in text.splitlines()
+        )
     if kind == "end":
         out = line["outcome"]
         return f"■ {line['reason']}: scores {out['scores']} ranks {out['ranks']}"
     return None
 
 
-def replay_show(replay: Replay, seat_text: str, console: Console, interactive: bool) -> None:
+@dataclass(frozen=True)
+class _TermFrame:
+    text: str
+    line_no: int  # the replay line it shows (0: the header)
+    hand: int
+    state: Any
+
+
+def _term_frames(replay: Replay, seat: int | None) -> tuple[Any, list[_TermFrame]]:
+    """The lines this point of view can read, each with the state after it."""
     header = replay.header
-    seat = parse_seat(seat_text, header["seats"])
     game, _, steps = simulate(replay)
     players = list(header["players"])
-    who = "all hands" if seat is None else f"seat {seat} ({players[seat]})"
-    console.print(f"[bold]{header['game']}[/] match {header.get('match_id', '?')}, seed {header['seed']}, "
-                  f"players: {', '.join(players)} — viewing {who}")
-    frames: list[tuple[str, list[str]]] = []
-    for step in steps:
-        text = describe_line(step.line, seat, players) if step.line is not header else "deal"
-        if text is None:
-            continue
-        if seat is None:
-            view_lines = []
-            for s in range(header["seats"]):
-                view_lines.append(f" seat {s} ({players[s]}):")
-                view_lines.extend(render_view(game.observation(step.state, s)))
-        else:
-            view_lines = render_view(game.observation(step.state, seat))
-        frames.append((text, view_lines))
+    frames: list[_TermFrame] = []
+    hand = 0
+    for number, step in enumerate(steps):
+        line = step.line
+        if line.get("type") == "event":
+            hand = int(line.get("hand", hand))
+        text = describe_line(line, seat, players) if line is not header else "deal"
+        if text is not None:
+            frames.append(_TermFrame(text, number, hand, step.state))
+    return game, frames
+
+
+def _view_lines(
+    game: Any, state: Any, seat: int | None, seats: int, players: list[str]
+) -> list[str]:
+    if seat is not None:
+        return render_view(game.observation(state, seat))
+    lines = []
+    for s in range(seats):
+        lines.append(f" seat {s} ({players[s]}):")
+        lines.extend(render_view(game.observation(state, s)))
+    return lines
+
+
+def replay_show(replay: Replay, seat_text: str, console: Console, interactive: bool) -> None:
+    header = replay.header
+    seats = int(header["seats"])
+    seat = parse_seat(seat_text, seats)
+    players = list(header["players"])
+
+    def title() -> str:
+        who = "all hands" if seat is None else f"seat {seat} ({players[seat]})"
+        return (
+            f"[bold]{header['game']}[/] match {header.get('match_id', '?')}, "
+            f"seed {header['seed']}, players: {', '.join(players)} — viewing {who}"
+        )
+
+    game, frames = _term_frames(replay, seat)
     if not interactive:
-        for text, _ in frames:
-            console.print(text, highlight=False)
+        console.print(title())
+        for frame in frames:
+            console.print(frame.text, highlight=False)
         if frames:
             console.print("final view:")
-            for line in frames[-1][1]:
+            for line in _view_lines(game, frames[-1].state, seat, seats, players):
                 console.print(line, highlight=False)
         return
     index = 0
     while True:
-        text, view_lines = frames[index]
+        frame = frames[index]
         console.clear()
-        console.print(f"step {index + 1}/{len(frames)}  {text}", highlight=False)
-        for line in view_lines:
+        console.print(title())
+        console.print(
+            f"step {index + 1}/{len(frames)} · hand {frame.hand}  {frame.text}", highlight=False
+        )
+        for line in _view_lines(game, frame.state, seat, seats, players):
             console.print(line, highlight=False)
-        console.print("[dim]enter/n: next  b: back  g N: go to step N  e: end  q: quit[/]")
+        console.print(
+            "[dim]enter/n: next  b: back  g N: step N  h N: hand N  "
+            "s [N|all]: next seat / seat N / all hands  e: end  q: quit[/]"
+        )
         command = input("> ").strip()
         if command in ("q", "quit"):
             return
@@ -121,9 +163,23 @@ def replay_show(replay: Replay, seat_text: str, console: Console, interactive: b
         elif command == "e":
             index = len(frames) - 1
         elif command.startswith("g "):
-            try:
+            with contextlib.suppress(ValueError):
                 index = min(len(frames) - 1, max(0, int(command[2:]) - 1))
-            except ValueError:
-                pass
+        elif command.startswith("h "):
+            wanted = command[2:].strip()
+            index = next((i for i, f in enumerate(frames) if str(f.hand) == wanted), index)
+        elif command == "s" or command.startswith("s "):
+            choice = command[2:].strip()
+            try:
+                if choice:
+                    seat = parse_seat(choice, seats)
+                else:
+                    seat = 0 if seat is None else None if seat + 1 >= seats else seat + 1
+            except ValueError as exc:
+                console.print(f"[red]{exc}[/]")
+                continue
+            line_no = frame.line_no  # stay at the same place in the match
+            game, frames = _term_frames(replay, seat)
+            index = max((i for i, f in enumerate(frames) if f.line_no <= line_no), default=0)
         else:
             index = min(len(frames) - 1, index + 1)

@@ -11,6 +11,7 @@ reaches past it unclassified.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -196,12 +197,11 @@ class MatchDriver:
         return await self._finish()
 
     async def _safe_start(self, seat: int) -> None:
-        try:
+        # A seat that cannot even start faults on its first decision instead.
+        with contextlib.suppress(SeatFault, TimeoutError, ConnectionError):
             await asyncio.wait_for(
                 self.agents[seat].start(self.spec, seat), self.spec.config.move_seconds
             )
-        except (SeatFault, TimeoutError, ConnectionError):
-            pass  # a seat that cannot even start faults on its first decision instead
 
     async def _ask(self, seat: int) -> tuple[str | None, str, float]:
         """One decision of one seat under the fault policy: (code or None if forfeited,
@@ -240,10 +240,8 @@ class MatchDriver:
                 return code, "ok", elapsed
             fault = self._classify_bad_code(code, legal_actions)
         result = self._apply_policy(seat, fault, legal, elapsed)
-        try:
+        with contextlib.suppress(Exception):
             await self.agents[seat].fault(seat, self.faults[-1], clock.strikes)
-        except Exception:
-            pass
         return result
 
     def _classify_bad_code(self, code: str, legal_actions: Sequence[Any]) -> SeatFault:
@@ -278,10 +276,8 @@ class MatchDriver:
         for seat, agent in enumerate(self.agents):
             if seat in self.forfeited:
                 continue
-            try:
+            with contextlib.suppress(Exception):
                 await agent.notify(seat, events)
-            except Exception:
-                pass
         if self.on_public is not None:
             self.on_public(events, self.state, None)
 
@@ -310,7 +306,5 @@ class MatchDriver:
         return result
 
     async def _safe_finish(self, result: MatchResult, seat: int) -> None:
-        try:
+        with contextlib.suppress(Exception):
             await asyncio.wait_for(self.agents[seat].finish(result, seat), 5.0)
-        except Exception:
-            pass

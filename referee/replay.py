@@ -101,8 +101,11 @@ class ReplayRecorder:
 
 
 class _Log(Protocol):
-    text: str
-    dropped_bytes: int
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def dropped_bytes(self) -> int: ...
 
 
 def with_bot_logs(text: str, logs: Sequence[_Log]) -> str:
@@ -110,7 +113,9 @@ def with_bot_logs(text: str, logs: Sequence[_Log]) -> str:
     "stderr" line per seat that wrote anything, just before the end line."""
     lines = text.rstrip("\n").split("\n")
     extra = [
-        _dump({"type": "stderr", "seat": seat, "text": log.text, "dropped_bytes": log.dropped_bytes})
+        _dump(
+            {"type": "stderr", "seat": seat, "text": log.text, "dropped_bytes": log.dropped_bytes}
+        )
         for seat, log in enumerate(logs)
         if log.text or log.dropped_bytes
     ]

@@ -100,7 +100,9 @@ class PlayerSession:
     def add_events(self, notices: list[pb.EventNotice]) -> None:
         self.events.extend(notices)
         if self._flush is None:
-            self._flush = asyncio.get_running_loop().call_later(EVENT_FLUSH_SECONDS, self.flush_events)
+            self._flush = asyncio.get_running_loop().call_later(
+                EVENT_FLUSH_SECONDS, self.flush_events
+            )
 
     def take_events(self) -> list[pb.EventNotice]:
         """The pending events, to travel with a Turn."""
@@ -488,7 +490,9 @@ class RefereeCore:
         tokens: list[str] = []
         for seat, token in enumerate(players):
             if not token:
-                token = self.issue_player_token(names[seat] if names else f"seat {seat}", single_use=True)
+                token = self.issue_player_token(
+                    names[seat] if names else f"seat {seat}", single_use=True
+                )
             elif token not in self.sessions:
                 raise RefereeError(f"seat {seat}: unknown player token")
             tokens.append(token)
@@ -712,7 +716,7 @@ class _Abort(Exception):
         self.message = message
 
 
-def _handlers(servicer: RefereeServicer) -> grpc.GenericRpcHandler:
+def _handlers(servicer: RefereeServicer) -> grpc.GenericRpcHandler[Any, Any]:
     """The service's method handlers. Play takes raw bytes so that a garbage message is a
     recorded fault of that seat rather than a transport error."""
     ser = {

@@ -58,7 +58,7 @@ def card_message(c: Card) -> cards_pb2.Card:
 
 def fill_message(msg: Message, view: Any) -> Message:
     """Copy a view dataclass into ``msg`` field by field; returns ``msg``."""
-    for name, kind, sub in _plan(type(view), msg.DESCRIPTOR.full_name):
+    for name, kind in _plan(view.__class__, msg.DESCRIPTOR.full_name):
         value = getattr(view, name)
         if value is None:
             continue
@@ -110,7 +110,7 @@ def _kind(tp: Any) -> int:
 
 
 @cache
-def _plan(cls: type[Any], message_name: str) -> tuple[tuple[str, int, None], ...]:
+def _plan(cls: Any, message_name: str) -> tuple[tuple[str, int], ...]:
     """The conversion steps for one view class, worked out once from its annotations."""
     from referee.v1 import referee_pb2 as _  # noqa: F401 - every message registered
 
@@ -122,7 +122,7 @@ def _plan(cls: type[Any], message_name: str) -> tuple[tuple[str, int, None], ...
     for f in dataclasses.fields(cls):
         if f.name not in descriptor.fields_by_name:
             raise ViewError(f"{cls.__name__}.{f.name} has no field in {message_name}")
-        steps.append((f.name, _kind(hints[f.name]), None))
+        steps.append((f.name, _kind(hints[f.name])))
     return tuple(steps)
 
 

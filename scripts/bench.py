@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import multiprocessing as mp
 import os
@@ -125,11 +126,24 @@ def referee_tournament(game: str, matches_at_once: int, seconds: float) -> dict[
         store = Store(Path(tmp) / "bench.db")
         names = ["random0", "random1"]
         for name in names:
-            store.add_entrant(name, ["*"], [sys.executable, "-m", "sample_bots.random_bot"], str(ROOT))
+            store.add_entrant(
+                name, ["*"], [sys.executable, "-m", "sample_bots.random_bot"], str(ROOT)
+            )
         record = runner.create_tournament(
-            store, game, names, {}, rounds=matches_at_once * 50, seed=7, concurrency=matches_at_once,
-            seats=None, settings={"move_seconds": 10.0, "time_bank_seconds": 0.0, "fault_policy": "forfeit",
-                                  "max_strikes": 3},
+            store,
+            game,
+            names,
+            {},
+            rounds=matches_at_once * 50,
+            seed=7,
+            concurrency=matches_at_once,
+            seats=None,
+            settings={
+                "move_seconds": 10.0,
+                "time_bank_seconds": 0.0,
+                "fault_policy": "forfeit",
+                "max_strikes": 3,
+            },
         )
         core = RefereeCore()
         finished = {"matches": 0, "decisions": 0}
@@ -145,16 +159,15 @@ def referee_tournament(game: str, matches_at_once: int, seconds: float) -> dict[
 
         async def measure() -> tuple[float, int, int]:
             task = asyncio.get_running_loop().create_task(
-                runner.run_tournament(store, record.id, progress, core=core))
+                runner.run_tournament(store, record.id, progress, core=core)
+            )
             await asyncio.sleep(3.0)  # warm-up: bot processes start and connect
             d0, m0, t0 = decisions_now(), finished["matches"], time.monotonic()
             await asyncio.sleep(seconds)
             d1, m1, t1 = decisions_now(), finished["matches"], time.monotonic()
             task.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-            except (asyncio.CancelledError, Exception):
-                pass
             return t1 - t0, d1 - d0, m1 - m0
 
         elapsed, decisions, matches = asyncio.run(measure())
@@ -189,11 +202,15 @@ def engine_playouts(game_name: str, seconds: float) -> float:
 def main() -> None:
     from referee.game import game_names
 
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--streams", type=int, default=16, help="concurrent streams / matches")
     parser.add_argument("--seconds", type=float, default=8.0, help="measuring time per figure")
     parser.add_argument("--games", default=",".join(game_names()), help="engines to measure")
-    parser.add_argument("--referee-game", default="gin_rummy", help="game of the referee tournament")
+    parser.add_argument(
+        "--referee-game", default="gin_rummy", help="game of the referee tournament"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
@@ -201,7 +218,8 @@ def main() -> None:
     results["pingpong_1_stream"] = ping_pong(1, args.seconds, 1)
     results[f"pingpong_{args.streams}_streams_1_process"] = ping_pong(args.streams, args.seconds, 1)
     results[f"pingpong_{args.streams}_streams_{args.streams}_processes"] = ping_pong(
-        args.streams, args.seconds, args.streams)
+        args.streams, args.seconds, args.streams
+    )
     ref1 = referee_tournament(args.referee_game, 1, args.seconds)
     refn = referee_tournament(args.referee_game, args.streams, args.seconds)
     results["referee_1_match_decisions_per_s"] = ref1["decisions_per_s"]
@@ -212,18 +230,26 @@ def main() -> None:
 
     n = args.streams
     ratios = {
-        f"referee@{n} / pingpong@{n} (1 client process)":
-            results[f"referee_{n}_matches_decisions_per_s"] / results[f"pingpong_{n}_streams_1_process"],
-        f"referee@{n} / pingpong@{n} ({n} client processes, like the bots)":
-            results[f"referee_{n}_matches_decisions_per_s"] / results[f"pingpong_{n}_streams_{n}_processes"],
+        f"referee@{n} / pingpong@{n} (1 client process)": results[
+            f"referee_{n}_matches_decisions_per_s"
+        ]
+        / results[f"pingpong_{n}_streams_1_process"],
+        f"referee@{n} / pingpong@{n} ({n} client processes, like the bots)": results[
+            f"referee_{n}_matches_decisions_per_s"
+        ]
+        / results[f"pingpong_{n}_streams_{n}_processes"],
     }
     for name in [g for g in args.games.split(",") if g]:
         ratios[f"engine {name} / referee@{n}"] = (
-            results[f"engine_{name}_decisions_per_s"] / results[f"referee_{n}_matches_decisions_per_s"])
+            results[f"engine_{name}_decisions_per_s"]
+            / results[f"referee_{n}_matches_decisions_per_s"]
+        )
     if args.json:
         print(json.dumps({"figures": results, "ratios": ratios}, indent=2))
         return
-    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, grpcio {grpc.__version__}")
+    print(
+        f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, grpcio {grpc.__version__}"
+    )
     for key, value in results.items():
         print(f"{key:55s} {value:12,.0f}")
     print("ratios (targets: referee/pingpong >= 0.8; engine/referee >= 3):")

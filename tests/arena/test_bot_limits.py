@@ -18,8 +18,15 @@ PY = sys.executable
 
 
 def arena(db: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([PY, "-m", "arena.cli", *args], capture_output=True, text=True, check=check, cwd=ROOT,
-                          timeout=300, env={**os.environ, "ARENA_DB": str(db)})
+    return subprocess.run(
+        [PY, "-m", "arena.cli", *args],
+        capture_output=True,
+        text=True,
+        check=check,
+        cwd=ROOT,
+        timeout=300,
+        env={**os.environ, "ARENA_DB": str(db)},
+    )
 
 
 def add(db: Path, name: str, *command: str) -> None:
@@ -51,7 +58,9 @@ def test_check_passes_a_good_bot(tmp_path: Path) -> None:
     ],
     ids=["crash", "illegal", "malformed", "garbage", "slow", "missing"],
 )
-def test_check_reports_each_broken_rule_in_plain_words(tmp_path: Path, command: list[str], words: str) -> None:
+def test_check_reports_each_broken_rule_in_plain_words(
+    tmp_path: Path, command: list[str], words: str
+) -> None:
     db = tmp_path / "a.db"
     add(db, "bad", *command)
     out = arena(db, "bots", "check", "bad", "--move-seconds", "1", check=False)
@@ -60,15 +69,32 @@ def test_check_reports_each_broken_rule_in_plain_words(tmp_path: Path, command: 
 
 
 def _tournament(db: Path, *extra: str) -> dict[str, object]:
-    out = arena(db, "tournament", "run", "--game", "gin_rummy", "--bots", "bad,good", "--rounds", "2",
-                "--rules", "max_hands=3", "--move-seconds", "10", "--json", *extra)
+    out = arena(
+        db,
+        "tournament",
+        "run",
+        "--game",
+        "gin_rummy",
+        "--bots",
+        "bad,good",
+        "--rounds",
+        "2",
+        "--rules",
+        "max_hands=3",
+        "--move-seconds",
+        "10",
+        "--json",
+        *extra,
+    )
     return json.loads(out.stdout)
 
 
 @pytest.mark.parametrize(
     ("mode", "limit", "words"),
-    [("hog_memory", ["--bot-memory-mb", "200"], "MB of memory, over its 200 MB limit"),
-     ("hog_cpu", ["--bot-cpu-seconds", "2"], "s of CPU in this match, over its 2 s limit")],
+    [
+        ("hog_memory", ["--bot-memory-mb", "200"], "MB of memory, over its 200 MB limit"),
+        ("hog_cpu", ["--bot-cpu-seconds", "2"], "s of CPU in this match, over its 2 s limit"),
+    ],
 )
 def test_bot_over_a_resource_limit_is_stopped_and_the_tournament_goes_on(
     tmp_path: Path, mode: str, limit: list[str], words: str

@@ -18,19 +18,51 @@ PY = sys.executable
 
 # game -> (seats, entrants as (name, module), quick rules)
 TABLES: dict[str, tuple[int, list[tuple[str, str]], list[str]]] = {
-    "golf": (4, [("golf_a", "golf_strategy"), ("golf_b", "golf_strategy"), ("rand_a", "random_bot"),
-                 ("rand_b", "random_bot")], ["holes=2"]),
-    "dingo": (4, [("dingo_a", "dingo_strategy"), ("dingo_b", "dingo_strategy"), ("rand_a", "random_bot"),
-                  ("rand_b", "random_bot")], ["deals=1"]),
-    "goninkan": (6, [("gon_a", "goninkan_strategy"), ("gon_b", "goninkan_strategy"), ("gon_c", "goninkan_strategy"),
-                     ("rand_a", "random_bot"), ("rand_b", "random_bot"), ("rand_c", "random_bot")],
-                 ["yaku_count=1"]),
+    "golf": (
+        4,
+        [
+            ("golf_a", "golf_strategy"),
+            ("golf_b", "golf_strategy"),
+            ("rand_a", "random_bot"),
+            ("rand_b", "random_bot"),
+        ],
+        ["holes=2"],
+    ),
+    "dingo": (
+        4,
+        [
+            ("dingo_a", "dingo_strategy"),
+            ("dingo_b", "dingo_strategy"),
+            ("rand_a", "random_bot"),
+            ("rand_b", "random_bot"),
+        ],
+        ["deals=1"],
+    ),
+    "goninkan": (
+        6,
+        [
+            ("gon_a", "goninkan_strategy"),
+            ("gon_b", "goninkan_strategy"),
+            ("gon_c", "goninkan_strategy"),
+            ("rand_a", "random_bot"),
+            ("rand_b", "random_bot"),
+            ("rand_c", "random_bot"),
+        ],
+        ["yaku_count=1"],
+    ),
 }
 
 
 def arena(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([PY, "-m", "arena.cli", *args], capture_output=True, text=True, check=True, cwd=ROOT,
-                          timeout=600, env={**os.environ, "ARENA_DB": str(db)})
+    return subprocess.run(
+        [PY, "-m", "arena.cli", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+        timeout=600,
+        env={**os.environ, "ARENA_DB": str(db)},
+    )
 
 
 @pytest.mark.parametrize("game", [g for g in TABLES if g in game_names()])
@@ -40,8 +72,26 @@ def test_a_full_table_tournament_through_grpc(tmp_path: Path, game: str) -> None
     for name, module in entrants:
         arena(db, "bots", "add", name, "--game", game, "--", PY, "-m", f"sample_bots.{module}")
     names = ",".join(n for n, _ in entrants)
-    out = json.loads(arena(db, "tournament", "run", "--game", game, "--bots", names, "--seats", str(seats),
-                           "--rounds", "1", "--concurrency", "2", "--rules", *rules, "--json").stdout)
+    out = json.loads(
+        arena(
+            db,
+            "tournament",
+            "run",
+            "--game",
+            game,
+            "--bots",
+            names,
+            "--seats",
+            str(seats),
+            "--rounds",
+            "1",
+            "--concurrency",
+            "2",
+            "--rules",
+            *rules,
+            "--json",
+        ).stdout
+    )
     assert out["played"] == seats and not out["errors"]  # one table, every seat rotation
     board = out["leaderboard"]
     assert sorted(r["entrant"] for r in board) == sorted(n for n, _ in entrants)

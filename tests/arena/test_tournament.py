@@ -22,8 +22,15 @@ BOT = [sys.executable, "-m", "sample_bots.random_bot"]
 
 
 def arena(db: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*ARENA, *args], capture_output=True, text=True, check=check, cwd=ROOT,
-                          timeout=300, env={**os.environ, "ARENA_DB": str(db)})
+    return subprocess.run(
+        [*ARENA, *args],
+        capture_output=True,
+        text=True,
+        check=check,
+        cwd=ROOT,
+        timeout=300,
+        env={**os.environ, "ARENA_DB": str(db)},
+    )
 
 
 def register(db: Path, names: list[str]) -> None:
@@ -35,16 +42,31 @@ def results(db: Path) -> list[tuple[Any, ...]]:
     with sqlite3.connect(db) as conn:
         return conn.execute(
             "select m.idx, r.seat, r.entrant, r.score, r.rank from results r join matches m on m.id = r.match_id "
-            "order by m.idx, r.seat").fetchall()
+            "order by m.idx, r.seat"
+        ).fetchall()
 
 
 def ratings(db: Path) -> list[tuple[Any, ...]]:
     with sqlite3.connect(db) as conn:
-        return conn.execute("select entrant, mu, sigma, games from ratings order by entrant").fetchall()
+        return conn.execute(
+            "select entrant, mu, sigma, games from ratings order by entrant"
+        ).fetchall()
 
 
-RUN = ["tournament", "run", "--game", "gin_rummy", "--bots", "a,b,c", "--rounds", "2", "--seed", "11",
-       "--rules", "max_hands=3"]
+RUN = [
+    "tournament",
+    "run",
+    "--game",
+    "gin_rummy",
+    "--bots",
+    "a,b,c",
+    "--rounds",
+    "2",
+    "--seed",
+    "11",
+    "--rules",
+    "max_hands=3",
+]
 
 
 def test_bots_add_list_and_bad_input(tmp_path: Path) -> None:
@@ -56,9 +78,22 @@ def test_bots_add_list_and_bad_input(tmp_path: Path) -> None:
     assert again.returncode == 2 and "exists already" in again.stderr
     bad_game = arena(db, "bots", "add", "z", "--game", "chess", "--", *BOT, check=False)
     assert bad_game.returncode == 2 and "unknown game 'chess'" in bad_game.stderr
-    bad_rule = arena(db, "tournament", "run", "--game", "gin_rummy", "--bots", "a", "--rules", "knock=3", check=False)
+    bad_rule = arena(
+        db,
+        "tournament",
+        "run",
+        "--game",
+        "gin_rummy",
+        "--bots",
+        "a",
+        "--rules",
+        "knock=3",
+        check=False,
+    )
     assert bad_rule.returncode == 2 and "unknown rule option knock" in bad_rule.stderr
-    unknown_bot = arena(db, "tournament", "run", "--game", "gin_rummy", "--bots", "a,zz", check=False)
+    unknown_bot = arena(
+        db, "tournament", "run", "--game", "gin_rummy", "--bots", "a,zz", check=False
+    )
     assert unknown_bot.returncode == 2 and "no bot named 'zz'" in unknown_bot.stderr
 
 
@@ -86,8 +121,12 @@ def test_killed_tournament_resumes_to_the_same_results_and_ratings(tmp_path: Pat
         register(db, ["a", "b", "c"])
     arena(whole, *RUN, "--concurrency", "2")
 
-    proc = subprocess.Popen([*ARENA, *RUN, "--concurrency", "1", "--db", str(killed)], cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [*ARENA, *RUN, "--concurrency", "1", "--db", str(killed)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 120
     stored = 0
     while time.monotonic() < deadline and proc.poll() is None:
@@ -113,4 +152,6 @@ def test_killed_tournament_resumes_to_the_same_results_and_ratings(tmp_path: Pat
     assert after[: len(before)] == before  # finished matches were not played again
     assert after == results(whole)
     assert ratings(killed) == ratings(whole)
-    assert json.loads(arena(killed, "tournament", "list", "--json").stdout)[0]["status"] == "finished"
+    assert (
+        json.loads(arena(killed, "tournament", "list", "--json").stdout)[0]["status"] == "finished"
+    )

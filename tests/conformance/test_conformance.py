@@ -15,7 +15,9 @@ from tests.conformance import harness
 def _case_modules() -> list[ModuleType]:
     import tests.conformance as pkg
 
-    names = sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if m.name.startswith("cases_"))
+    names = sorted(
+        m.name for m in pkgutil.iter_modules(pkg.__path__) if m.name.startswith("cases_")
+    )
     return [importlib.import_module(f"tests.conformance.{n}") for n in names]
 
 
@@ -37,8 +39,12 @@ def test_random_playouts(mod: ModuleType, case: harness.Case) -> None:
     fit the wire types, and (for leak_checks of them) leak nothing under resampling."""
     for i in range(case.playouts):
         harness.playout(
-            case, mod.GAME, seed=1000 + i, all_cards=mod.all_cards,
-            resample_hidden=mod.resample_hidden, leak_test=i < case.leak_checks,
+            case,
+            mod.GAME,
+            seed=1000 + i,
+            all_cards=mod.all_cards,
+            resample_hidden=mod.resample_hidden,
+            leak_test=i < case.leak_checks,
         )
 
 

@@ -5,7 +5,14 @@ from typing import ClassVar, Literal
 
 import pytest
 
-from referee.rules import RulesError, describe_rules, option, parse_option_strings, parse_rules, rules_to_strings
+from referee.rules import (
+    RulesError,
+    describe_rules,
+    option,
+    parse_option_strings,
+    parse_rules,
+    rules_to_strings,
+)
 
 
 @dataclass(frozen=True)
@@ -23,7 +30,10 @@ class ToyRules:
 
 
 def test_text_values_are_converted_by_type() -> None:
-    rules = parse_rules(ToyRules, {"limit": "3", "variant": "nine", "target": "none", "deals": "1-3,7", "flag": "yes"})
+    rules = parse_rules(
+        ToyRules,
+        {"limit": "3", "variant": "nine", "target": "none", "deals": "1-3,7", "flag": "yes"},
+    )
     assert rules == ToyRules(3, "nine", None, (1, 2, 3, 7), True)
 
 

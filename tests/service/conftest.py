@@ -28,8 +28,12 @@ def entrant(name: str, command: Sequence[str]) -> Entrant:
 
 
 async def play_match(
-    tmp: Path, commands: Sequence[Sequence[str]], config: MatchConfig | None = None,
-    game: str = "gin_rummy", rules: dict[str, Any] | None = None, seed: int = 1,
+    tmp: Path,
+    commands: Sequence[Sequence[str]],
+    config: MatchConfig | None = None,
+    game: str = "gin_rummy",
+    rules: dict[str, Any] | None = None,
+    seed: int = 1,
 ) -> MatchResult:
     """One match between real bot processes through a real referee."""
     core = RefereeCore()
@@ -39,8 +43,13 @@ async def play_match(
     try:
         bots = [await pool.acquire(entrant(f"bot{i}", c)) for i, c in enumerate(commands)]
         runtime, _ = core.create_match(
-            game, SHORT_GIN if rules is None else rules, len(commands), seed, [b.token for b in bots],
-            names=[f"bot{i}" for i in range(len(commands))], config=config or MatchConfig(move_seconds=5.0),
+            game,
+            SHORT_GIN if rules is None else rules,
+            len(commands),
+            seed,
+            [b.token for b in bots],
+            names=[f"bot{i}" for i in range(len(commands))],
+            config=config or MatchConfig(move_seconds=5.0),
             start_timeout=30.0,
         )
         return await asyncio.wait_for(runtime.wait(), 180)

@@ -22,8 +22,12 @@ ADMIN = [("x-admin-token", "sesame")]
 
 @pytest.fixture
 def served() -> Iterator[str]:
-    proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "serve", "--port", "0", "--admin-token", "sesame"],
-                            cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "serve", "--port", "0", "--admin-token", "sesame"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None
     line = proc.stdout.readline()
     assert line.startswith("referee listening on "), line
@@ -39,8 +43,14 @@ def test_admin_rpcs_need_the_admin_token(served: str) -> None:
             stub.CreateMatch(pb.CreateMatchRequest(game="gin_rummy", seats=2))
         assert denied.value.code() == grpc.StatusCode.UNAUTHENTICATED
         with pytest.raises(grpc.RpcError) as bad:
-            stub.CreateMatch(pb.CreateMatchRequest(game="gin_rummy", seats=2, rules={"knock": "3"}), metadata=ADMIN)
-        assert bad.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "unknown rule option knock" in bad.value.details()
+            stub.CreateMatch(
+                pb.CreateMatchRequest(game="gin_rummy", seats=2, rules={"knock": "3"}),
+                metadata=ADMIN,
+            )
+        assert (
+            bad.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            and "unknown rule option knock" in bad.value.details()
+        )
         games = stub.ListGames(pb.ListGamesRequest())
         gin = next(g for g in games.games if g.name == "gin_rummy")
         assert (gin.min_seats, gin.max_seats) == (2, 2)
@@ -51,14 +61,19 @@ def test_remote_bots_play_a_created_match_while_a_spectator_watches(served: str)
     with grpc.insecure_channel(served) as channel:
         stub = referee_pb2_grpc.RefereeStub(channel)
         created = stub.CreateMatch(
-            pb.CreateMatchRequest(game="gin_rummy", seats=2, seed=5, rules={"max_hands": "2"}, names=["x", "y"]),
+            pb.CreateMatchRequest(
+                game="gin_rummy", seats=2, seed=5, rules={"max_hands": "2"}, names=["x", "y"]
+            ),
             metadata=ADMIN,
         )
         assert len(created.seat_tokens) == 2 and len(set(created.seat_tokens)) == 2
         watch = stub.Watch(pb.WatchRequest(match_id=created.match_id))
         bots = [
-            subprocess.Popen([sys.executable, "-m", "sample_bots.random_bot"], cwd=ROOT,
-                             env={**os.environ, "ARENA_TARGET": served, "ARENA_TOKEN": token})
+            subprocess.Popen(
+                [sys.executable, "-m", "sample_bots.random_bot"],
+                cwd=ROOT,
+                env={**os.environ, "ARENA_TARGET": served, "ARENA_TOKEN": token},
+            )
             for token in created.seat_tokens
         ]
         seen = list(watch)

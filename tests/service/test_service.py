@@ -4,23 +4,21 @@ sleep, crash, send garbage, play illegal moves, and try to act for other seats."
 from __future__ import annotations
 
 import asyncio
-import json
 import secrets
 from pathlib import Path
 
 import grpc
 import pytest
-
-from referee.match import MatchConfig
 from google.protobuf import text_format
 
 from arena.viewer import event_text
+from referee.match import MatchConfig
 from referee.replay import parse_replay, simulate, verify_replay
-from referee.views import observation_message
 from referee.service import RefereeCore, start_server
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
-from tests.service.conftest import PY, RANDOM_BOT, SHORT_GIN, misbehaving, play_match
+from referee.views import observation_message
+from tests.service.conftest import PY, RANDOM_BOT, misbehaving, play_match
 
 
 def verified(replay: str) -> None:
@@ -63,7 +61,9 @@ def test_time_bank_absorbs_a_slow_move(tmp_path: Path) -> None:
 
 
 def test_bot_that_exits_mid_match_is_a_crash_fault(tmp_path: Path) -> None:
-    result = asyncio.run(play_match(tmp_path, [RANDOM_BOT, misbehaving("crash", 3)], MatchConfig(move_seconds=30)))
+    result = asyncio.run(
+        play_match(tmp_path, [RANDOM_BOT, misbehaving("crash", 3)], MatchConfig(move_seconds=30))
+    )
     assert result.reason == "forfeit" and result.forfeited == (1,)
     assert len(result.faults) == 1
     fault = result.faults[0]
@@ -72,7 +72,9 @@ def test_bot_that_exits_mid_match_is_a_crash_fault(tmp_path: Path) -> None:
 
 
 def test_bot_that_sends_garbage_bytes_is_a_malformed_fault(tmp_path: Path) -> None:
-    result = asyncio.run(play_match(tmp_path, [[PY, "-m", "tests.service.bots.garbage"], RANDOM_BOT]))
+    result = asyncio.run(
+        play_match(tmp_path, [[PY, "-m", "tests.service.bots.garbage"], RANDOM_BOT])
+    )
     assert [(f.seat, f.kind) for f in result.faults] == [(0, "malformed")]
     assert result.forfeited == (0,)
 
@@ -92,7 +94,9 @@ def test_illegal_actions_strike_until_forfeit(tmp_path: Path) -> None:
 
 def test_answers_with_other_request_ids_change_nothing(tmp_path: Path) -> None:
     config = MatchConfig(move_seconds=0.5)
-    result = asyncio.run(play_match(tmp_path, [RANDOM_BOT, misbehaving("wrong_request", 2)], config))
+    result = asyncio.run(
+        play_match(tmp_path, [RANDOM_BOT, misbehaving("wrong_request", 2)], config)
+    )
     assert [(f.seat, f.kind) for f in result.faults] == [(1, "timeout")]
     verified(result.replay)
 
@@ -115,20 +119,27 @@ def test_forged_token_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("seat", [0, 1])
-def test_a_seat_receives_exactly_its_own_observations_and_event_texts(tmp_path: Path, seat: int) -> None:
+def test_a_seat_receives_exactly_its_own_observations_and_event_texts(
+    tmp_path: Path, seat: int
+) -> None:
     """Wire-level leak test: every Turn carries exactly the engine's observation for this seat
     at that decision, and every event text is the one this seat may read."""
     log = tmp_path / "messages.txt"
     commands = [RANDOM_BOT, RANDOM_BOT]
     commands[seat] = [PY, "-m", "tests.service.bots.recorder", str(log)]
     result = asyncio.run(play_match(tmp_path, commands, rules={"max_hands": "3"}))
-    received = [text_format.Parse(chunk, pb.RefereeMessage()) for chunk in log.read_text().split("\n=====\n")
-                if chunk.strip()]
+    received = [
+        text_format.Parse(chunk, pb.RefereeMessage())
+        for chunk in log.read_text().split("\n=====\n")
+        if chunk.strip()
+    ]
     turns = [m.turn for m in received if m.WhichOneof("kind") == "turn"]
     texts = []  # events arrive batched on their own or with the next Turn
     for m in received:
         if m.WhichOneof("kind") in ("events", "turn"):
-            texts.extend(e.text for e in (m.events.events if m.HasField("events") else m.turn.events))
+            texts.extend(
+                e.text for e in (m.events.events if m.HasField("events") else m.turn.events)
+            )
     assert all(t.seat == seat for t in turns)
 
     replay = parse_replay(result.replay)

@@ -25,7 +25,8 @@ def main() -> None:
 
     with grpc.insecure_channel(os.environ["ARENA_TARGET"]) as channel:
         play = channel.stream_stream(
-            "/referee.v1.Referee/Play", request_serializer=None,
+            "/referee.v1.Referee/Play",
+            request_serializer=None,
             response_deserializer=pb.RefereeMessage.FromString,
         )
         sent_garbage = False
@@ -37,7 +38,11 @@ def main() -> None:
                 sent_garbage = True
                 continue
             code = rng.choice(list(message.turn.legal_actions))
-            outgoing.put(pb.BotMessage(action=pb.Action(request_id=message.turn.request_id, code=code)).SerializeToString())
+            outgoing.put(
+                pb.BotMessage(
+                    action=pb.Action(request_id=message.turn.request_id, code=code)
+                ).SerializeToString()
+            )
         outgoing.put(None)
 
 
