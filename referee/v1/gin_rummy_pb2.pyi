@@ -42,7 +42,7 @@ class GinHandResult(_message.Message):
     def __init__(self, hand_number: _Optional[int] = ..., seats: _Optional[_Iterable[int]] = ..., result: _Optional[str] = ..., knocker: _Optional[int] = ..., knock_card: _Optional[_Union[_cards_pb2.Card, _Mapping]] = ..., hands: _Optional[_Iterable[_Union[_cards_pb2.CardGroup, _Mapping]]] = ..., knocker_melds: _Optional[_Iterable[_Union[_cards_pb2.CardGroup, _Mapping]]] = ..., knocker_deadwood_cards: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ..., layoffs: _Optional[_Iterable[_Union[_cards_pb2.CardGroup, _Mapping]]] = ..., defender_melds: _Optional[_Iterable[_Union[_cards_pb2.CardGroup, _Mapping]]] = ..., defender_deadwood_cards: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ..., knocker_deadwood: _Optional[int] = ..., defender_deadwood: _Optional[int] = ..., winner: _Optional[int] = ..., points: _Optional[int] = ...) -> None: ...
 
 class GinTable(_message.Message):
-    __slots__ = ("seats", "dealer", "phase", "to_act", "stock_count", "discard_pile", "hand_sizes", "taken", "turns")
+    __slots__ = ("seats", "dealer", "phase", "to_act", "stock_count", "discard_pile", "hand_sizes", "taken", "turns", "result")
     SEATS_FIELD_NUMBER: _ClassVar[int]
     DEALER_FIELD_NUMBER: _ClassVar[int]
     PHASE_FIELD_NUMBER: _ClassVar[int]
@@ -52,6 +52,7 @@ class GinTable(_message.Message):
     HAND_SIZES_FIELD_NUMBER: _ClassVar[int]
     TAKEN_FIELD_NUMBER: _ClassVar[int]
     TURNS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
     seats: _containers.RepeatedScalarFieldContainer[int]
     dealer: int
     phase: str
@@ -61,7 +62,8 @@ class GinTable(_message.Message):
     hand_sizes: _containers.RepeatedScalarFieldContainer[int]
     taken: _containers.RepeatedCompositeFieldContainer[_cards_pb2.CardGroup]
     turns: int
-    def __init__(self, seats: _Optional[_Iterable[int]] = ..., dealer: _Optional[int] = ..., phase: _Optional[str] = ..., to_act: _Optional[int] = ..., stock_count: _Optional[int] = ..., discard_pile: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., taken: _Optional[_Iterable[_Union[_cards_pb2.CardGroup, _Mapping]]] = ..., turns: _Optional[int] = ...) -> None: ...
+    result: GinHandResult
+    def __init__(self, seats: _Optional[_Iterable[int]] = ..., dealer: _Optional[int] = ..., phase: _Optional[str] = ..., to_act: _Optional[int] = ..., stock_count: _Optional[int] = ..., discard_pile: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., taken: _Optional[_Iterable[_Union[_cards_pb2.CardGroup, _Mapping]]] = ..., turns: _Optional[int] = ..., result: _Optional[_Union[GinHandResult, _Mapping]] = ...) -> None: ...
 
 class GinRummyObservation(_message.Message):
     __slots__ = ("seat", "players", "hand_number", "phase", "to_act", "hand", "cannot_discard", "table", "opponent", "dealer", "tables", "teams", "scores", "hands_won", "target_score", "last_hand", "last_hand_points", "match_over", "final_scores")

@@ -20,28 +20,47 @@ GAME = "gin_rummy"
 _LOOSE = {"knock_limit": 60}
 
 CASES = [
-    Case("default-2hands", {"max_hands": 2}, seats=2, playouts=150, leak_checks=8),
-    Case("loose-to-100", _LOOSE, seats=2, playouts=300, leak_checks=20),
-    Case("loose-to-40", {**_LOOSE, "target_score": 40}, seats=2, playouts=600, leak_checks=40),
+    Case("default-1hand", {"max_hands": 1}, seats=2, playouts=80, leak_checks=8),
+    Case("loose-to-100", _LOOSE, seats=2, playouts=200, leak_checks=15),
+    Case("loose-to-40", {**_LOOSE, "target_score": 40}, seats=2, playouts=800, leak_checks=50),
     Case(
         "pagat-classic-biggin-tie",
-        {"preset": "pagat_classic", "knock_limit": 45, "big_gin_bonus": 31,
-         "undercut_on_tie": False, "target_score": 60},
-        seats=2, playouts=300, leak_checks=20,
+        {
+            "preset": "pagat_classic",
+            "knock_limit": 45,
+            "big_gin_bonus": 31,
+            "undercut_on_tie": False,
+            "target_score": 60,
+        },
+        seats=2,
+        playouts=150,
+        leak_checks=12,
     ),
     Case(
         "floor0-short-turns",
-        {"stock_floor": 0, "max_turns": 12, "knock_limit": 25, "max_hands": 6},
-        seats=2, playouts=200, leak_checks=15,
+        {"stock_floor": 0, "max_turns": 12, "knock_limit": 25, "max_hands": 4},
+        seats=2,
+        playouts=80,
+        leak_checks=8,
     ),
-    Case("three-players", {**_LOOSE, "players": 3, "target_score": 60}, seats=3,
-         playouts=200, leak_checks=15),
-    Case("three-default-short", {"players": 3, "max_hands": 3}, seats=3, playouts=40,
-         leak_checks=4),
-    Case("four-teams", {**_LOOSE, "players": 4, "target_score": 60}, seats=4,
-         playouts=150, leak_checks=12),
-    Case("four-default-short", {"players": 4, "max_hands": 2}, seats=4, playouts=30,
-         leak_checks=3),
+    Case(
+        "three-players",
+        {**_LOOSE, "players": 3, "target_score": 60},
+        seats=3,
+        playouts=300,
+        leak_checks=20,
+    ),
+    Case(
+        "three-default-short", {"players": 3, "max_hands": 2}, seats=3, playouts=20, leak_checks=3
+    ),
+    Case(
+        "four-teams",
+        {**_LOOSE, "players": 4, "target_score": 60},
+        seats=4,
+        playouts=100,
+        leak_checks=10,
+    ),
+    Case("four-default-short", {"players": 4, "max_hands": 1}, seats=4, playouts=8, leak_checks=2),
 ]
 
 __all__ = ["CASES", "GAME", "all_cards", "resample_hidden"]

@@ -1,8 +1,9 @@
 """Gin rummy (spec: shared/rules/gin-rummy.md): the engine ``GAME`` and its public helpers.
 
-The package owns the rules (``rules``), the bitmask meld search and showdown
-(``melds``), the match state and transitions (``engine``) and the seat views
-(``view``). See docs/games/gin_rummy.md for bot authors.
+The package owns the rule options (``rules``), the bitmask meld search and showdown
+(``melds``), one table's hand from the upcard offer to the knock (``table``), the
+match with its 3- and 4-player formats and the ``Game`` implementation (``engine``)
+and the seat views (``view``). See docs/games/gin_rummy.md for bot authors.
 """
 
 from referee.games.gin_rummy.engine import (

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from referee.cards import STANDARD_DECK, Card
 
 M13 = (1 << 13) - 1
-FULL_DECK = (1 << 52) - 1
 
 # Card value by index: ace 1, 2-10 face value, J Q K 10.
 VALUE: tuple[int, ...] = tuple(min(c.rank, 10) for c in STANDARD_DECK)
@@ -82,7 +81,7 @@ def cards_of(m: int) -> tuple[Card, ...]:
     return tuple(STANDARD_DECK[i] for i in bits(m))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _suit_runs(sm: int) -> tuple[int, ...]:
     """Every run (3+ consecutive ranks) inside a 13-bit suit mask, as 13-bit masks."""
     out: list[int] = []
@@ -126,6 +125,21 @@ def melds_in(h: int) -> list[int]:
         else:
             out.append(held)
     return out
+
+
+def has_meld(h: int) -> bool:
+    """True when hand ``h`` contains at least one run or set."""
+    s0 = h & M13
+    s1 = (h >> 13) & M13
+    s2 = (h >> 26) & M13
+    s3 = h >> 39
+    return bool(
+        (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))
+        or s0 & (s0 >> 1) & (s0 >> 2)
+        or s1 & (s1 >> 1) & (s1 >> 2)
+        or s2 & (s2 >> 1) & (s2 >> 2)
+        or s3 & (s3 >> 1) & (s3 >> 2)
+    )
 
 
 def _collections(melds: list[int]) -> list[tuple[int, int]]:

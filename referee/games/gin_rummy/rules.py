@@ -40,14 +40,17 @@ class GinRummyRules:
     )
     shutout_bonus: int = option(100, "the shutout bonus when shutout=bonus")
     stock_floor: int = option(
-        2, "a turn that ends with a face-up discard while the stock holds this many cards or "
-        "fewer voids the hand"
+        2,
+        "a turn that ends with a face-up discard while the stock holds this many cards or "
+        "fewer voids the hand",
     )
-    max_hands: int = option(200, "length bound: the match ends after this many hands (void ones count)")
+    max_hands: int = option(
+        200, "length bound: the match ends after this many hands (void ones count)"
+    )
     max_turns: int = option(
         100,
-        "length bound per hand: a hand still running after this many turns (one draw and "
-        "one discard each) is void, so that no pair of bots can stall a hand forever",
+        "length bound per hand and table: when this many turns have ended without a knock, "
+        "the hand is void (so that no pair of bots can stall a hand forever)",
     )
     players: int = option(
         2, "2 (one against one), 3 (the dealer sits out, rotating) or 4 (teams 0+2 and 1+3)"
@@ -63,8 +66,13 @@ class GinRummyRules:
 
     def __post_init__(self) -> None:
         for name in (
-            "knock_limit", "gin_bonus", "undercut_bonus", "big_gin_bonus", "game_bonus",
-            "line_bonus", "shutout_bonus",
+            "knock_limit",
+            "gin_bonus",
+            "undercut_bonus",
+            "big_gin_bonus",
+            "game_bonus",
+            "line_bonus",
+            "shutout_bonus",
         ):
             if getattr(self, name) < 0:
                 raise RulesError(f"rule {name}={getattr(self, name)}: must be 0 or more")

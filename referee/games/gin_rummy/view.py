@@ -46,6 +46,7 @@ class GinTable:
     hand_sizes: tuple[int, ...]  # in `seats` order
     taken: tuple[tuple[Card, ...], ...]  # in `seats` order: cards taken from the pile, still held
     turns: int  # turns completed in this hand at this table
+    result: GinHandResult | None  # once this table's hand is over (players=4: while waiting)
 
 
 @dataclass(frozen=True, slots=True)
