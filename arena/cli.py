@@ -23,7 +23,7 @@ from arena.leaderboard import leaderboard
 from arena.schedule import ScheduleError
 from arena.store import Store, StoreError
 from arena.viewer import replay_show
-from referee.game import RulesError, UnknownGame, game_names, get_game
+from referee.game import RulesError, UnknownGame, game_names, get_game, parse_rules
 from referee.match import MatchConfigError
 from referee.replay import ReplayError, parse_replay, verify_replay
 from referee.rules import describe_rules, parse_option_strings
@@ -38,7 +38,8 @@ app.add_typer(tournament_app, name="tournament")
 app.add_typer(matches_app, name="matches")
 app.add_typer(replay_app, name="replay")
 
-console = Console()
+# Wide enough for the tables when the output is a file or a pipe (rich assumes 80 there).
+console = Console(width=None if sys.stdout.isatty() else 132)
 err = Console(stderr=True)
 
 DbOption = Annotated[Path, typer.Option("--db", envvar="ARENA_DB", help="SQLite database file.")]
@@ -71,9 +72,17 @@ def _open(db: Path) -> Store:
         raise _fail(str(exc)) from exc
 
 
-def _rules(pairs: list[str] | None) -> dict[str, str]:
+def _rules(pairs: list[str] | None, ctx: typer.Context | None = None) -> dict[str, str]:
+    """Rule options from --rules values, plus bare key=value words that follow them on the
+    command line (``--rules a=1 b=2``)."""
     items = [item for pair in pairs or [] for item in pair.split()]
-    return parse_option_strings(items)
+    extra = list(ctx.args) if ctx is not None else []
+    stray = [a for a in extra if "=" not in a]
+    if stray:
+        raise RulesError(
+            f"unexpected argument(s) {' '.join(stray)}; rule options look like key=value"
+        )
+    return parse_option_strings(items + extra)
 
 
 def _print_json(data: Any) -> None:
@@ -212,8 +221,12 @@ def _run(store: Store, tournament_id: int, quiet: bool = False) -> runner.RunSum
     return summary
 
 
-@tournament_app.command("run")
+_EXTRA_RULES = {"allow_extra_args": True, "ignore_unknown_options": False}
+
+
+@tournament_app.command("run", context_settings=_EXTRA_RULES)
 def tournament_run(
+    ctx: typer.Context,
     game: Annotated[str, typer.Option(help="Game name (see 'arena games').")],
     bots: Annotated[str, typer.Option(help="Comma-separated bot names.")],
     rounds: Annotated[int, typer.Option(help="Repetitions of the whole round robin.")] = 1,
@@ -357,8 +370,9 @@ def _show_leaderboard(
         )
 
 
-@app.command("leaderboard")
+@app.command("leaderboard", context_settings=_EXTRA_RULES)
 def leaderboard_cmd(
+    ctx: typer.Context,
     game: Annotated[str, typer.Option(help="Game name.")],
     rules: RulesOption = None,
     db: DbOption = DEFAULT_DB,
@@ -369,10 +383,8 @@ def leaderboard_cmd(
     try:
         engine = get_game(game)
         keys = store.rules_keys(game)
-        if rules:
-            from referee.game import parse_rules
-
-            keys = [runner.rules_key(game, parse_rules(engine.Rules, _rules(rules)))]
+        if rules or ctx.args:
+            keys = [runner.rules_key(game, parse_rules(engine.Rules, _rules(rules, ctx)))]
     except USER_ERRORS as exc:
         raise _fail(str(exc)) from exc
     if not keys:
@@ -602,7 +614,7 @@ def ensure_sample_bots(store: Store) -> list[str]:
 
 @app.command("demo")
 def demo(
-    rounds: Annotated[int, typer.Option(help="Repetitions of the round robin.")] = 3,
+    rounds: Annotated[int, typer.Option(help="Repetitions of the round robin.")] = 5,
     concurrency: Annotated[int, typer.Option(help="Matches at once.")] = 2,
     seed: Annotated[int, typer.Option(help="Seed of the deals.")] = 2026,
     replays: Annotated[

@@ -16,8 +16,25 @@ from referee.game import game_names
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
 
-# game -> (seats, entrants as (name, module), quick rules)
-TABLES: dict[str, tuple[int, list[tuple[str, str]], list[str]]] = {
+# case -> (game, seats, entrants as (name, module), quick rules)
+TABLES: dict[str, tuple[str, int, list[tuple[str, str]], list[str]]] = {
+    "gin_rummy-3p": (
+        "gin_rummy",
+        3,
+        [("gin_a", "gin_strategy"), ("gin_b", "gin_strategy"), ("rand_a", "random_bot")],
+        ["players=3", "target_score=50"],
+    ),
+    "gin_rummy-4p": (
+        "gin_rummy",
+        4,
+        [
+            ("gin_a", "gin_strategy"),
+            ("gin_b", "gin_strategy"),
+            ("rand_a", "random_bot"),
+            ("rand_b", "random_bot"),
+        ],
+        ["players=4", "target_score=60"],
+    ),
     "golf": (
         4,
         [
@@ -65,9 +82,9 @@ def arena(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.mark.parametrize("game", [g for g in TABLES if g in game_names()])
-def test_a_full_table_tournament_through_grpc(tmp_path: Path, game: str) -> None:
-    seats, entrants, rules = TABLES[game]
+@pytest.mark.parametrize("case", [c for c, t in TABLES.items() if t[0] in game_names()])
+def test_a_full_table_tournament_through_grpc(tmp_path: Path, case: str) -> None:
+    game, seats, entrants, rules = TABLES[case]
     db = tmp_path / "arena.db"
     for name, module in entrants:
         arena(db, "bots", "add", name, "--game", game, "--", PY, "-m", f"sample_bots.{module}")
