@@ -34,12 +34,16 @@ __all__ = [
     "GoninkanGame",
     "GoninkanRules",
     "GoninkanView",
+    "Round",
     "RoundRecord",
     "State",
     "TrickRecord",
     "card_strength",
     "deal_hands",
+    "draw_key",
+    "evolve",
     "new_match",
+    "trick_winner",
 ]
 
 SEATS = 6
@@ -290,8 +294,9 @@ class GoninkanView:
 
 
 @dataclass(frozen=True, slots=True)
-class State:
-    """A goninkan match in progress. Hands are card bitmasks; seats are 0..5."""
+class Round:
+    """The parts of a match state that change only between deals (kept apart so that a
+    card play copies a small object)."""
 
     rules: GoninkanRules
     seed: int
@@ -299,18 +304,31 @@ class State:
     first_draw: tuple[Card, ...]
     scripted: tuple[tuple[int, ...], ...]  # hands (masks) for the coming deals, for tests
     yaku: int  # 0-based trump round
-    deal: int  # 1..3
-    hand_no: int  # deal number in the match, 1-based
     dealer: int
     order: tuple[int, ...]  # the five players in play order, from the dealer's right
     round_trump: int
-    trump: int  # -1 until named (deals 2 and 3)
     kankei: int  # bitmask of kankei seats (dealer included)
     ace_role: int  # the trump-ace announcer (or the 二重関 holder)
     joker_role: int  # the joker announcer (or the 二重関 partner)
     double: bool
     exchange_key: Card | None  # 二重関: the key card that went to the partner
     exchange_back: Card | None  # 二重関: the partner's card that went to the holder
+    round_base: int  # running points of the round from the table
+    round_extra: int  # skunk, sixteen and reverse-sixteen bonuses of the round
+    deal_records: tuple[DealRecord, ...]
+    rounds: tuple[RoundRecord, ...]
+    scores: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """A goninkan match in progress. Hands are card bitmasks; seats are 0..5. The fields
+    of ``rnd`` read as attributes of the state too (``s.dealer``, ``s.order``, ...)."""
+
+    rnd: Round
+    deal: int  # 1..3
+    hand_no: int  # deal number in the match, 1-based
+    trump: int  # -1 until named (deals 2 and 3)
     hands: tuple[int, ...]
     phase: int
     actor: int
@@ -324,27 +342,120 @@ class State:
     honours: tuple[int, int]  # (kankei, mukankei) honours taken this deal
     declared: int
     shown: tuple[Card, ...]  # the 決め役 cards of this deal
-    round_base: int  # running points of the round from the table
-    round_extra: int  # skunk, sixteen and reverse-sixteen bonuses of the round
-    deal_records: tuple[DealRecord, ...]
-    rounds: tuple[RoundRecord, ...]
-    scores: tuple[int, ...]
     events: tuple[Event, ...]
 
     @property
+    def rules(self) -> GoninkanRules:
+        return self.rnd.rules
+
+    @property
+    def seed(self) -> int:
+        return self.rnd.seed
+
+    @property
+    def first_dealer(self) -> int:
+        return self.rnd.first_dealer
+
+    @property
+    def first_draw(self) -> tuple[Card, ...]:
+        return self.rnd.first_draw
+
+    @property
+    def scripted(self) -> tuple[tuple[int, ...], ...]:
+        return self.rnd.scripted
+
+    @property
+    def yaku(self) -> int:
+        return self.rnd.yaku
+
+    @property
+    def dealer(self) -> int:
+        return self.rnd.dealer
+
+    @property
+    def order(self) -> tuple[int, ...]:
+        return self.rnd.order
+
+    @property
+    def round_trump(self) -> int:
+        return self.rnd.round_trump
+
+    @property
+    def kankei(self) -> int:
+        return self.rnd.kankei
+
+    @property
+    def ace_role(self) -> int:
+        return self.rnd.ace_role
+
+    @property
+    def joker_role(self) -> int:
+        return self.rnd.joker_role
+
+    @property
+    def double(self) -> bool:
+        return self.rnd.double
+
+    @property
+    def exchange_key(self) -> Card | None:
+        return self.rnd.exchange_key
+
+    @property
+    def exchange_back(self) -> Card | None:
+        return self.rnd.exchange_back
+
+    @property
+    def round_base(self) -> int:
+        return self.rnd.round_base
+
+    @property
+    def round_extra(self) -> int:
+        return self.rnd.round_extra
+
+    @property
+    def deal_records(self) -> tuple[DealRecord, ...]:
+        return self.rnd.deal_records
+
+    @property
+    def rounds(self) -> tuple[RoundRecord, ...]:
+        return self.rnd.rounds
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        return self.rnd.scores
+
+    @property
     def round_points(self) -> int:
-        return self.round_base + self.round_extra
+        return self.rnd.round_base + self.rnd.round_extra
 
     def is_kankei(self, seat: int) -> bool:
-        return bool(self.kankei >> seat & 1)
+        return bool(self.rnd.kankei >> seat & 1)
 
     def shower(self) -> int:
         """Who shows two cards in this deal's 決め役 (deals 2 and 3)."""
-        return self.ace_role if self.deal == 2 else self.joker_role
+        return self.rnd.ace_role if self.deal == 2 else self.rnd.joker_role
 
     def chooser(self) -> int:
         """Who is shown the cards, names the trump and leads (deals 2 and 3)."""
-        return self.joker_role if self.deal == 2 else self.ace_role
+        return self.rnd.joker_role if self.deal == 2 else self.rnd.ace_role
+
+
+_STATE_FIELDS = tuple(f.name for f in dataclasses.fields(State))
+_ROUND_FIELDS = frozenset(f.name for f in dataclasses.fields(Round))
+_new = object.__new__
+_set = object.__setattr__
+
+
+def evolve(s: State, **changes: Any) -> State:
+    """A copy of ``s`` with some fields changed, fields of ``s.rnd`` included (faster than
+    ``dataclasses.replace``, which matters on the per-card path)."""
+    round_changes = {k: changes.pop(k) for k in [k for k in changes if k in _ROUND_FIELDS]}
+    if round_changes:
+        changes["rnd"] = dataclasses.replace(s.rnd, **round_changes)
+    out = _new(State)
+    for name in _STATE_FIELDS:
+        _set(out, name, changes[name] if name in changes else getattr(s, name))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -435,47 +546,19 @@ def new_match(
         draw, first = (), first_dealer
         events = [Event("draw", f"seat {first} deals first (arranged)", hand=0)]
     scripted = tuple(_hands_from_spec(spec) for spec in deals)
+    rnd = Round(
+        rules=rules, seed=seed, first_dealer=first, first_draw=tuple(draw), scripted=scripted,
+        yaku=0, dealer=first, order=(), round_trump=0, kankei=0, ace_role=-1, joker_role=-1,
+        double=False, exchange_key=None, exchange_back=None, round_base=0, round_extra=0,
+        deal_records=(), rounds=(), scores=(0,) * SEATS,
+    )  # fmt: skip
     s = State(
-        rules=rules,
-        seed=seed,
-        first_dealer=first,
-        first_draw=tuple(draw),
-        scripted=scripted,
-        yaku=0,
-        deal=0,
-        hand_no=0,
-        dealer=first,
-        order=(),
-        round_trump=0,
-        trump=-1,
-        kankei=0,
-        ace_role=-1,
-        joker_role=-1,
-        double=False,
-        exchange_key=None,
-        exchange_back=None,
-        hands=(0,) * SEATS,
-        phase=OVER,
-        actor=-1,
-        trick_no=0,
-        leader=-1,
-        trick=(),
-        trick_seats=(),
-        led=-1,
-        named=-1,
-        tricks=(),
-        honours=(0, 0),
-        declared=0,
-        shown=(),
-        round_base=0,
-        round_extra=0,
-        deal_records=(),
-        rounds=(),
-        scores=(0,) * SEATS,
-        events=(),
-    )
+        rnd=rnd, deal=0, hand_no=0, trump=-1, hands=(0,) * SEATS, phase=OVER, actor=-1,
+        trick_no=0, leader=-1, trick=(), trick_seats=(), led=-1, named=-1, tricks=(),
+        honours=(0, 0), declared=0, shown=(), events=(),
+    )  # fmt: skip
     s = _start_round(s, 0, events)
-    return dataclasses.replace(s, events=tuple(events))
+    return evolve(s, events=tuple(events))
 
 
 def _start_round(s: State, yaku: int, ev: list[Event]) -> State:
@@ -490,7 +573,7 @@ def _start_round(s: State, yaku: int, ev: list[Event]) -> State:
             hand=s.hand_no + 1,
         )
     )
-    s = dataclasses.replace(
+    s = evolve(
         s,
         yaku=yaku,
         dealer=dealer,
@@ -519,7 +602,7 @@ def _start_deal(s: State, deal: int, ev: list[Event]) -> State:
         deck = shuffled(DECK, chance_rng(s.seed, hand_no, "deal"))
         hands, scripted = deal_hands(deck, s.dealer), ()
     trump = s.round_trump if deal == 1 else -1
-    s = dataclasses.replace(
+    s = evolve(
         s,
         scripted=scripted,
         deal=deal,
@@ -572,7 +655,7 @@ def _start_deal(s: State, deal: int, ev: list[Event]) -> State:
             hand=hand_no,
         )
     )
-    return dataclasses.replace(s, phase=SHOW, actor=shower)
+    return evolve(s, phase=SHOW, actor=shower)
 
 
 def _form_team(s: State, ev: list[Event]) -> State:
@@ -645,7 +728,7 @@ def _form_team(s: State, ev: list[Event]) -> State:
                 hand=s.hand_no,
             )
         )
-    s = dataclasses.replace(
+    s = evolve(
         s,
         hands=tuple(hands),
         order=order,
@@ -683,7 +766,9 @@ def _legal_mask(s: State, seat: int) -> int:
     return h & ~JOKER_BIT if no_joker else h
 
 
-def _play(s: State, seat: int, ci: int, named: int, ev: list[Event]) -> State:
+def _play(s: State, seat: int, ci: int, named: int) -> State:
+    """The state after ``seat`` plays card ``ci``, with this transition's events."""
+    ev: list[Event] = []
     c = CARD_AT[ci]
     hands = list(s.hands)
     hands[seat] &= ~(1 << ci)
@@ -698,7 +783,7 @@ def _play(s: State, seat: int, ci: int, named: int, ev: list[Event]) -> State:
         what = f"plays {c.code}"
     ev.append(Event("play", f"seat {seat} {what}", seat=seat, hand=s.hand_no))
     if len(trick) < PLAYERS:
-        return dataclasses.replace(
+        return evolve(
             s,
             hands=tuple(hands),
             trick=trick,
@@ -707,8 +792,10 @@ def _play(s: State, seat: int, ci: int, named: int, ev: list[Event]) -> State:
             named=named if len(trick) == 1 else s.named,
             leader=leader,
             actor=_next_seat(s, seat),
+            events=tuple(ev),
         )
-    return _finish_trick(s, tuple(hands), trick, trick_seats, led, leader, ev)
+    s = _finish_trick(s, tuple(hands), trick, trick_seats, led, leader, ev)
+    return evolve(s, events=tuple(ev))
 
 
 def trick_winner(cards: Sequence[int], led: int, trump: int) -> int:
@@ -764,7 +851,7 @@ def _finish_trick(
             hand=s.hand_no,
         )
     )
-    s = dataclasses.replace(
+    s = evolve(
         s,
         hands=hands,
         trick=(),
@@ -790,7 +877,7 @@ def _finish_trick(
                 hand=s.hand_no,
             )
         )
-        return dataclasses.replace(s, phase=SIXTEEN)
+        return evolve(s, phase=SIXTEEN)
     return _finish_deal(s, result, ev)
 
 
@@ -859,9 +946,7 @@ def _finish_deal(s: State, result: str, ev: list[Event]) -> State:
             hand=s.hand_no,
         )
     )
-    s = dataclasses.replace(
-        s, round_base=base, round_extra=extra, deal_records=(*s.deal_records, record)
-    )
+    s = evolve(s, round_base=base, round_extra=extra, deal_records=(*s.deal_records, record))
     if not round_over:
         return _start_deal(s, s.deal + 1, ev)
     return _finish_round(s, ev)
@@ -888,7 +973,7 @@ def _finish_round(s: State, ev: list[Event]) -> State:
             hand=s.hand_no,
         )
     )
-    s = dataclasses.replace(s, scores=scores, rounds=(*s.rounds, record))
+    s = evolve(s, scores=scores, rounds=(*s.rounds, record))
     if s.yaku + 1 < s.rules.yaku_count:
         return _start_round(s, s.yaku + 1, ev)
     ranks = ranks_from_scores(scores, higher_is_better=True)
@@ -903,7 +988,7 @@ def _finish_round(s: State, ev: list[Event]) -> State:
             hand=s.hand_no,
         )
     )
-    return dataclasses.replace(s, phase=OVER, actor=-1)
+    return evolve(s, phase=OVER, actor=-1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -972,8 +1057,7 @@ class GoninkanGame:
         if phase == PLAY and kind in (_PLAY, _PLAY_JOKER_NAMED):
             leading_joker = x == JOKER_I and not s.trick
             if _legal_mask(s, seat) >> x & 1 and (kind == _PLAY_JOKER_NAMED) == leading_joker:
-                s = _play(s, seat, x, y, ev)
-                return dataclasses.replace(s, events=tuple(ev))
+                return _play(s, seat, x, y)
         elif phase == LEAD_CHOICE and kind in (_LEAD, _PARTNER_LEADS):
             leader = s.ace_role if kind == _LEAD else s.joker_role
             ev.append(
@@ -984,7 +1068,7 @@ class GoninkanGame:
                     hand=s.hand_no,
                 )
             )
-            return dataclasses.replace(s, phase=PLAY, actor=leader, leader=leader, events=tuple(ev))
+            return evolve(s, phase=PLAY, actor=leader, leader=leader, events=tuple(ev))
         elif phase == SHOW and kind == _SHOW:
             pair = 1 << x | 1 << y
             if s.hands[seat] & pair == pair:
@@ -1000,7 +1084,7 @@ class GoninkanGame:
                         hand=s.hand_no,
                     )
                 )
-                return dataclasses.replace(
+                return evolve(
                     s,
                     shown=shown,
                     phase=TRUMP,
@@ -1016,9 +1100,7 @@ class GoninkanGame:
                     hand=s.hand_no,
                 )
             )
-            return dataclasses.replace(
-                s, trump=x, phase=PLAY, actor=seat, leader=seat, events=tuple(ev)
-            )
+            return evolve(s, trump=x, phase=PLAY, actor=seat, leader=seat, events=tuple(ev))
         elif phase == SIXTEEN and kind in (_SIXTEEN, _NO_SIXTEEN):
             kankei_side = s.is_kankei(seat)
             name = "sixteen" if kankei_side else "reverse sixteen"
@@ -1027,12 +1109,12 @@ class GoninkanGame:
                     Event("declare", f"seat {seat} declares {name}", seat=seat, hand=s.hand_no)
                 )
                 declared = SIXTEEN_DECLARED if kankei_side else REVERSE_SIXTEEN_DECLARED
-                return dataclasses.replace(s, declared=declared, phase=PLAY, events=tuple(ev))
+                return evolve(s, declared=declared, phase=PLAY, events=tuple(ev))
             ev.append(
                 Event("declare", f"seat {seat} does not declare {name}", seat=seat, hand=s.hand_no)
             )
             s = _finish_deal(s, SKUNK if kankei_side else REVERSE_SKUNK, ev)
-            return dataclasses.replace(s, events=tuple(ev))
+            return evolve(s, events=tuple(ev))
         legal = self.legal_actions(s, seat)
         raise IllegalAction(
             f"{a!r} is not legal for seat {seat} now ({PHASE_NAMES[s.phase]}); legal: "
