@@ -118,28 +118,27 @@ class BotRunner:
             )
         self.on_message = on_message
         self.matches_played = 0
+        self._failures = 0
         self._outbox_ref: list[_Outbox] = []
         self._watchdog = _Watchdog(self._outbox_ref, name)
 
     def run(self) -> None:
-        """Play until the referee closes the stream; reconnect after transport errors."""
-        failures = 0
+        """Play until the referee closes the stream; reconnect after transport errors
+        (giving up after several failures in a row)."""
+        self._failures = 0
         while True:
             try:
-                finished = self._session()
+                self._session()
+                return
             except grpc.RpcError as exc:
                 code = exc.code() if isinstance(exc, grpc.Call) else None
-                if failures >= len(_RECONNECT_DELAYS):
+                if self._failures >= len(_RECONNECT_DELAYS):
                     raise BotError(f"cannot reach the referee at {self.target}: {code}") from exc
-                time.sleep(_RECONNECT_DELAYS[failures])
-                failures += 1
-                continue
-            if finished:
-                return
-            failures = 0
+                time.sleep(_RECONNECT_DELAYS[self._failures])
+                self._failures += 1
 
-    def _session(self) -> bool:
-        """One connection; True when the referee ended it normally."""
+    def _session(self) -> None:
+        """One connection, until the referee ends it (or a transport error is raised)."""
         hello = pb.BotMessage(hello=pb.Hello(token=self.token, bot_name=self.name))
         outbox = _Outbox(hello)
         self._outbox_ref[:] = [outbox]
@@ -152,11 +151,12 @@ class BotRunner:
                     self._handle(message, outbox)
             finally:
                 outbox.close()
-        return True
 
     def _handle(self, message: pb.RefereeMessage, outbox: _Outbox) -> None:
         kind = message.WhichOneof("kind")
-        if kind == "turn":
+        if kind == "welcome":
+            self._failures = 0  # connected again: the next failure starts a new count
+        elif kind == "turn":
             code = self._decide(message.turn)
             if code is not None:
                 outbox.put(

@@ -88,6 +88,7 @@ class PlayerSession:
         self.expired: OrderedDict[int, None] = OrderedDict()
         self.match_start: pb.MatchStart | None = None  # resent on reconnect
         self.turn: pb.Turn | None = None  # resent on reconnect
+        self.turn_deadline = 0.0  # time.monotonic() of the pending turn's deadline
         self.gone: str | None = None  # set when the bot's process is known to be dead
         self.gone_kind: FaultKind = "crash"
         self.events: list[pb.EventNotice] = []  # not yet sent
@@ -131,7 +132,10 @@ class PlayerSession:
         if self.match_start is not None:
             self.send(pb.RefereeMessage(match_start=self.match_start))
         if self.turn is not None:
-            self.send(pb.RefereeMessage(turn=self.turn))
+            turn = pb.Turn()
+            turn.CopyFrom(self.turn)
+            turn.seconds_left = max(0.0, self.turn_deadline - time.monotonic())
+            self.send(pb.RefereeMessage(turn=turn))
 
     def detach(self, conn: _Connection) -> None:
         if self.connection is conn:
@@ -292,7 +296,7 @@ class StreamSeat:
             decision_number=request.number,
             events=session.take_events(),
         )
-        session.turn = turn
+        session.turn, session.turn_deadline = turn, time.monotonic() + request.seconds
         session.send(pb.RefereeMessage(turn=turn))
         try:
             return await asyncio.wait_for(future, request.seconds)
@@ -397,16 +401,13 @@ class MatchRuntime:
             log.exception("match %s aborted", self.spec.match_id)
             self.error = f"{type(exc).__name__}: {exc}"
             self.state = "aborted"
-            for session in self.sessions:
+            # The match is void; the seats' connections carry on with their next match.
+            for seat, session in enumerate(self.sessions):
                 session.match_start = None
-                session.send(
-                    pb.RefereeMessage(
-                        error=pb.Error(
-                            code="aborted",
-                            message=f"match {self.spec.match_id} aborted by a referee error",
-                        )
-                    )
-                )
+                session.turn = None
+                over = pb.MatchOver(match_id=self.spec.match_id, seat=seat, reason="aborted")
+                session.flush_events()
+                session.send(pb.RefereeMessage(match_over=over))
         finally:
             for session in self.sessions:
                 if session.single_use:
@@ -549,8 +550,10 @@ class RefereeServicer:
             )
             return
         conn = session.attach()
-        yield pb.RefereeMessage(welcome=pb.Welcome(player=session.name, protocol=PROTOCOL))
+        # Queue the resumed match before anything can await: a match starting meanwhile
+        # then sends its own MatchStart after these, never a second copy.
         session.resume()
+        yield pb.RefereeMessage(welcome=pb.Welcome(player=session.name, protocol=PROTOCOL))
         reader = asyncio.get_running_loop().create_task(self._read(request_iterator, session, conn))
         try:
             while True:

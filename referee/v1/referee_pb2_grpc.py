@@ -94,7 +94,9 @@ class RefereeServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListGames(self, request, context):
-        """Admin RPCs: need the metadata "x-admin-token" when the referee has one.
+        """Admin RPCs. CreateMatch and IssuePlayerToken need the metadata
+        "x-admin-token" when the referee has one; ListGames and MatchStatus tell
+        only public information and are open to everyone.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
