@@ -506,7 +506,7 @@ def _deal_state(
         f"starts with {upcard.code}; {len(stock_top_first)} cards in the stock; seat {first} "
         + (f"{opening} first" if opening else "plays first")
     )
-    events = (*prior, Event("deal", text, seat=dealer, hand=hole))
+    events = (*prior, Event("deal", text, seat=dealer, hand=hole + 1))
     if rules.variant == "four_in_hand":
         events += tuple(
             Event(
@@ -515,7 +515,7 @@ def _deal_state(
                 seat=p,
                 private_text=f"seat {p} picks up {' '.join(c.code for c in layouts[p])}",
                 visible_to=frozenset({p}),
-                hand=hole,
+                hand=hole + 1,
             )
             for p in range(seats)
         )
@@ -865,7 +865,7 @@ def _next_opening(s: GolfState, seat: int, events: list[Event]) -> GolfState:
 def _flip(s: GolfState, seat: int, pos: int) -> GolfState:
     c = s.cells[seat][pos]
     assert c is not None
-    events = [Event("flip", f"seat {seat} turns up {c.code} at position {pos}", seat, hand=s.hole)]
+    events = [Event("flip", f"seat {seat} turns up {c.code} at position {pos}", seat, hand=s.hole + 1)]
     s = dataclasses.replace(s, face_up=_set(s.face_up, seat, s.face_up[seat] | 1 << pos))
     s = _remove_completed(s, seat, pos, events)
     return _next_opening(s, seat, events)
@@ -881,7 +881,7 @@ def _peek(s: GolfState, seat: int, pos: int) -> GolfState:
             seat,
             private_text=f"seat {seat} peeks at position {pos}: {c.code}",
             visible_to=frozenset({seat}),
-            hand=s.hole,
+            hand=s.hole + 1,
         )
     ]
     s = dataclasses.replace(
@@ -893,7 +893,7 @@ def _peek(s: GolfState, seat: int, pos: int) -> GolfState:
 def _draw(s: GolfState, seat: int, from_discard: bool) -> GolfState:
     if from_discard:
         c = s.discard[-1]
-        ev = Event("draw", f"seat {seat} takes {c.code} from the discard pile", seat, hand=s.hole)
+        ev = Event("draw", f"seat {seat} takes {c.code} from the discard pile", seat, hand=s.hole + 1)
         return dataclasses.replace(
             s, discard=s.discard[:-1], holding=c, from_discard=True, phase="place", events=(ev,)
         )
@@ -904,7 +904,7 @@ def _draw(s: GolfState, seat: int, from_discard: bool) -> GolfState:
         seat,
         private_text=f"seat {seat} draws {c.code} from the stock",
         visible_to=frozenset({seat}),
-        hand=s.hole,
+        hand=s.hole + 1,
     )
     return dataclasses.replace(
         s, stock=s.stock[:-1], holding=c, from_discard=False, phase="place", events=(ev,)
@@ -916,7 +916,7 @@ def _knock(s: GolfState, seat: int) -> GolfState:
         "knock",
         f"seat {seat} knocks: every other player takes one more turn",
         seat,
-        hand=s.hole,
+        hand=s.hole + 1,
     )
     s = dataclasses.replace(s, ender=seat, knocked=True)
     return _end_turn(s, seat, [ev], just_ended=True)
@@ -925,7 +925,7 @@ def _knock(s: GolfState, seat: int) -> GolfState:
 def _discard(s: GolfState, seat: int) -> GolfState:
     c = s.holding
     assert c is not None
-    ev = Event("discard", f"seat {seat} discards {c.code}", seat, hand=s.hole)
+    ev = Event("discard", f"seat {seat} discards {c.code}", seat, hand=s.hole + 1)
     s = dataclasses.replace(s, discard=(*s.discard, c), holding=None)
     return _end_turn(s, seat, [ev], just_ended=False)
 
@@ -956,7 +956,7 @@ def _swap(s: GolfState, seat: int, pos: int) -> GolfState:
         seat,
         private_text=None if private == text else private,
         visible_to=frozenset() if private == text else frozenset({seat}),
-        hand=s.hole,
+        hand=s.hole + 1,
     )
     events = [ev]
     s = dataclasses.replace(
@@ -979,7 +979,7 @@ def _swap(s: GolfState, seat: int, pos: int) -> GolfState:
                 f"seat {seat} has turned up their whole layout: every other player takes "
                 "exactly one more turn",
                 seat,
-                hand=s.hole,
+                hand=s.hole + 1,
             )
         )
     return _end_turn(s, seat, events, just_ended)
@@ -1016,7 +1016,7 @@ def _remove_completed(s: GolfState, seat: int, pos: int, events: list[Event]) ->
             f"seat {seat}'s cancelled {' '.join(c.code for c in taken)} go to the bottom of the "
             "discard pile",
             seat,
-            hand=s.hole,
+            hand=s.hole + 1,
         )
     )
     return dataclasses.replace(
@@ -1043,7 +1043,7 @@ def _end_turn(s: GolfState, seat: int, events: list[Event], just_ended: bool) ->
             Event(
                 "bound",
                 f"every player has taken {s.rules.max_turns} turns: the hole ends",
-                hand=s.hole,
+                hand=s.hole + 1,
             )
         )
         return _score_hole(s, "max_turns", events)
@@ -1053,7 +1053,7 @@ def _end_turn(s: GolfState, seat: int, events: list[Event], just_ended: bool) ->
                 Event(
                     "bound",
                     f"the stock is empty after {s.reshuffles} rebuilds: the hole ends",
-                    hand=s.hole,
+                    hand=s.hole + 1,
                 )
             )
             return _score_hole(s, "max_reshuffles", events)
@@ -1066,7 +1066,7 @@ def _end_turn(s: GolfState, seat: int, events: list[Event], just_ended: bool) ->
                 f"the stock is empty: the discard pile except its top card "
                 f"({len(stock)} cards) is shuffled into a new stock (rebuild {n} of "
                 f"{s.rules.max_reshuffles})",
-                hand=s.hole,
+                hand=s.hole + 1,
             )
         )
         s = dataclasses.replace(s, stock=stock, discard=s.discard[-1:], reshuffles=n)
@@ -1088,7 +1088,7 @@ def _score_hole(s: GolfState, end: str, events: list[Event]) -> GolfState:
                 "reveal",
                 f"seat {p} shows {shown} (* cancelled, -- removed): {pts} points",
                 p,
-                hand=s.hole,
+                hand=s.hole + 1,
             )
         )
     bonus = [0] * n
@@ -1105,7 +1105,7 @@ def _score_hole(s: GolfState, end: str, events: list[Event]) -> GolfState:
                         f"seat {p} has {blocks} four-of-a-kind block(s): every other player "
                         f"adds {10 * blocks}",
                         p,
-                        hand=s.hole,
+                        hand=s.hole + 1,
                     )
                 )
     base = [points[p] + bonus[p] for p in range(n)]
@@ -1122,7 +1122,7 @@ def _score_hole(s: GolfState, end: str, events: list[Event]) -> GolfState:
                     "penalty",
                     f"seat {e} ended the hole without the lowest score: adds {penalty[e]}",
                     e,
-                    hand=s.hole,
+                    hand=s.hole + 1,
                 )
             )
     scores = tuple(base[p] + penalty[p] for p in range(n))
@@ -1144,7 +1144,7 @@ def _score_hole(s: GolfState, end: str, events: list[Event]) -> GolfState:
             "score",
             f"Hole {s.hole + 1} scores: {', '.join(map(str, scores))}; totals: "
             f"{', '.join(map(str, totals))}",
-            hand=s.hole,
+            hand=s.hole + 1,
         )
     )
     played = s.hole + 1
@@ -1161,7 +1161,7 @@ def _score_hole(s: GolfState, end: str, events: list[Event]) -> GolfState:
             "match_over",
             f"Match over after {played} hole(s): totals {', '.join(map(str, totals))}; "
             f"ranks {', '.join(map(str, ranks))}",
-            hand=s.hole,
+            hand=s.hole + 1,
         )
     )
     full = _full(rules)

@@ -10,7 +10,9 @@
 - ``wrong_request N``: from its N-th turn on, answers with request ids that are not its own;
 - ``hog_memory N``: on its N-th turn, takes 400 MB of memory and holds it;
 - ``hog_cpu N``: on its N-th turn, spins the CPU for 30 s;
-- ``chatty N``: writes a line to stderr on every turn (N is ignored).
+- ``chatty N``: writes a line to stderr on every turn (N is ignored);
+- ``slow_choose N [S]``: its choose() takes S seconds (default 3) on its N-th turn: the SDK's
+  deadline guard must answer for it in time.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from referee.client import BotRunner
+from referee.client import BotRunner, Send
 from referee.v1 import referee_pb2 as pb
 
 mode = sys.argv[1]
@@ -41,16 +43,18 @@ def choose(observation: Any, legal: Sequence[str]) -> str:
         return stale[0] if stale else "discard QQ"
     if mode == "malformed" and turns == trigger:
         return "\x00\x01 not a move"
+    if mode == "slow_choose" and turns == trigger:
+        time.sleep(stall)
     return rng.choice(list(legal))
 
 
 class Runner(BotRunner):
-    def _handle(self, message: pb.RefereeMessage, outbox: Any) -> None:
+    async def _handle(self, message: pb.RefereeMessage, send: Send) -> None:
         global turns
         if message.WhichOneof("kind") == "turn":
             turns += 1
             if mode == "slow" and turns == trigger:
-                time.sleep(stall)
+                time.sleep(stall)  # blocks the loop: the bot stalls
             if mode == "crash" and turns == trigger:
                 os._exit(3)
             if mode == "hog_memory" and turns == trigger:
@@ -66,9 +70,9 @@ class Runner(BotRunner):
                 turn = message.turn
                 code = rng.choice(list(turn.legal_actions))
                 for guess in (turn.request_id + 1, turn.request_id - 1, turn.request_id + 1000):
-                    outbox.put(pb.BotMessage(action=pb.Action(request_id=guess, code=code)))
+                    await send(pb.BotMessage(action=pb.Action(request_id=guess, code=code)))
                 return
-        super()._handle(message, outbox)
+        await super()._handle(message, send)
 
 
 if __name__ == "__main__":
