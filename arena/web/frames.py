@@ -85,16 +85,30 @@ def _line_json(line: dict[str, Any], seats: int) -> dict[str, Any]:
             out["seat"] = line["seat"]
         return out
     if kind == "decision":
-        return {"k": "decision", "seat": line["seat"], "action": line["action"],
-                "status": line["status"], "ms": line.get("ms", 0)}
+        return {
+            "k": "decision",
+            "seat": line["seat"],
+            "action": line["action"],
+            "status": line["status"],
+            "ms": line.get("ms", 0),
+        }
     if kind == "fault":
         return {"k": "fault", "seat": line["seat"], "kind": line["kind"], "reason": line["reason"]}
     if kind == "stderr":
-        return {"k": "stderr", "seat": line["seat"], "text": line["text"],
-                "dropped": line.get("dropped_bytes", 0)}
+        return {
+            "k": "stderr",
+            "seat": line["seat"],
+            "text": line["text"],
+            "dropped": line.get("dropped_bytes", 0),
+        }
     outcome = line["outcome"]
-    return {"k": "end", "reason": line["reason"], "scores": outcome["scores"],
-            "ranks": outcome["ranks"], "forfeited": line.get("forfeited", [])}
+    return {
+        "k": "end",
+        "reason": line["reason"],
+        "scores": outcome["scores"],
+        "ranks": outcome["ranks"],
+        "forfeited": line.get("forfeited", []),
+    }
 
 
 class _Interner:
@@ -134,8 +148,8 @@ class _ViewTable:
 
 def page_data(replay: Replay) -> dict[str, Any]:
     """Everything the replay page needs, as JSON data: the match, the views (in a
-    :class:`_ViewTable`) and, per frame, its hand, trick, seats to act, lines and view indexes per seat
-    and for the public view."""
+    :class:`_ViewTable`) and, per frame, its hand, trick, seats to act, lines, and view
+    indexes per seat and for the public view."""
     header = replay.header
     seats = int(header["seats"])
     game, frames = iter_frames(replay)

@@ -44,10 +44,17 @@
     viewCache.set(i, out);
     return out;
   }
+  // Frames are grouped by the hand number of their events; a hand is labelled with the
+  // public view's own counter where it has one (golf's holes count from 1, its events from 0).
+  const HAND_FIELDS = ["hand_number", "deal_number", "hole", "deal"];
   const hands = [];
   const tricks = [];
   FRAMES.forEach((f, i) => {
-    if (!hands.length || hands[hands.length - 1].hand !== f.h) hands.push({ hand: f.h, frame: i });
+    if (!hands.length || hands[hands.length - 1].hand !== f.h) {
+      const pub = view(f.p);
+      const field = HAND_FIELDS.find((k) => pub && Number.isInteger(pub[k]) && pub[k] > 0);
+      hands.push({ hand: f.h, frame: i, label: field ? pub[field] : f.h });
+    }
     const key = f.t === undefined ? null : `${f.h}/${f.t}`;
     if (key !== null && (!tricks.length || tricks[tricks.length - 1].key !== key)) {
       tricks.push({ key, hand: f.h, trick: f.t, frame: i });
@@ -410,10 +417,12 @@
     document.body.dataset.frame = String(i);
     document.body.dataset.seat = String(seat);
     document.body.dataset.hand = String(f.h);
-    ui.step.textContent = `step ${i + 1} / ${FRAMES.length} · ${HAND_WORD} ${f.h}${f.t !== undefined ? ` · trick ${f.t}` : ""}`;
+    const handIndex = hands.findIndex((h, k) => k === hands.length - 1 || hands[k + 1].frame > i);
+    const trickText = f.t !== undefined ? ` · trick ${f.t}` : "";
+    ui.step.textContent = `step ${i + 1} / ${FRAMES.length} · ${HAND_WORD} ${hands[handIndex].label}${trickText}`;
     ui.scrub.value = String(i);
     ui.seat.value = String(seat);
-    ui.hand.value = String(hands.findIndex((h, k) => k === hands.length - 1 || hands[k + 1].frame > i));
+    ui.hand.value = String(handIndex);
     if (tricks.length) {
       let k = -1;
       tricks.forEach((t, j) => { if (t.frame <= i) k = j; });
@@ -513,9 +522,10 @@
     const seatOpt = (value, text) => { const o = el("option", null, text); o.value = value; return o; };
     ui.seat.append(seatOpt("all", "all hands"));
     for (let s = 0; s < M.seats; s++) ui.seat.append(seatOpt(String(s), seatName(s)));
-    hands.forEach((h, k) => ui.hand.append(seatOpt(String(k), `${HAND_WORD} ${h.hand} (step ${h.frame + 1})`)));
+    hands.forEach((h, k) => ui.hand.append(seatOpt(String(k), `${HAND_WORD} ${h.label} (step ${h.frame + 1})`)));
     if (tricks.length) {
-      tricks.forEach((t, k) => ui.trick.append(seatOpt(String(k), `${HAND_WORD} ${t.hand} · trick ${t.trick}`)));
+      const labelOf = (hand) => (hands.find((h) => h.hand === hand) || { label: hand }).label;
+      tricks.forEach((t, k) => ui.trick.append(seatOpt(String(k), `${HAND_WORD} ${labelOf(t.hand)} · trick ${t.trick}`)));
     } else {
       ui.trick.hidden = true;
       $("trick-label").hidden = true;
@@ -532,6 +542,11 @@
     ui.trick.onchange = () => { go(tricks[Number(ui.trick.value)].frame); ui.trick.blur(); };
     ui.full.onchange = () => { render(); ui.full.blur(); };
     ui.speed.onchange = () => ui.speed.blur();
+    // A clicked button keeps no focus, so space always means play/pause.
+    document.addEventListener("click", (e) => {
+      const button = e.target.closest && e.target.closest("button");
+      if (button) button.blur();
+    });
     $("help-button").onclick = () => { ui.help.hidden = !ui.help.hidden; };
     ui.log.addEventListener("click", (e) => {
       const group = e.target.closest(".frame");
@@ -540,8 +555,10 @@
     document.addEventListener("keydown", (e) => {
       if (e.ctrlKey || e.metaKey || e.altKey) return;
       const tag = e.target && e.target.tagName;
-      if (tag === "SELECT" || (tag === "INPUT" && e.target.type !== "range" && e.target.type !== "checkbox")) return;
       const k = e.key;
+      if (tag === "SELECT" || (tag === "INPUT" && e.target.type !== "range" && e.target.type !== "checkbox")) return;
+      // The slider moves itself on these keys (and its input event steps the replay).
+      if (tag === "INPUT" && e.target.type === "range" && /^(Arrow|Home|End|Page)/.test(k)) return;
       let done = true;
       if (k === "ArrowRight") go(st.frame + 1);
       else if (k === "ArrowLeft") go(st.frame - 1);

@@ -41,16 +41,23 @@ def replay_html(replay: Replay, seat: str = "all", back_link: tuple[str, str] | 
     match = data["match"]
     players = ", ".join(f"{s}: {p}" for s, p in enumerate(match["players"]))
     rules = " ".join(f"{k}={v}" for k, v in match["rules"].items())
-    meta = (f"match {match['id']} · seed {match['seed']} · players {players} · rules {rules or 'default'}"
-            f" · {match['started']}")
-    back = "" if back_link is None else f'<a href="{html.escape(back_link[0])}">{html.escape(back_link[1])}</a>'
+    meta = (
+        f"match {match['id']} · seed {match['seed']} · players {players} · "
+        f"rules {rules or 'default'} · {match['started']}"
+    )
+    back = ""
+    if back_link is not None:
+        back = f'<a href="{html.escape(back_link[0])}">{html.escape(back_link[1])}</a>'
     title = f"{match['game']} · {match['id']} · Card Arena replay"
-    return fill(asset("replay.html"), {
-        "TITLE": html.escape(title),
-        "HEADING": html.escape(f"{match['game']} replay"),
-        "META": html.escape(meta),
-        "BACK": back,
-        "SEAT": html.escape(seat),
-        "DATA": script_json(data),
-        "SCRIPT": asset("replay.js").replace("</", "<\\/"),
-    })
+    return fill(
+        asset("replay.html"),
+        {
+            "TITLE": html.escape(title),
+            "HEADING": html.escape(f"{match['game']} replay"),
+            "META": html.escape(meta),
+            "BACK": back,
+            "SEAT": html.escape(seat),
+            "DATA": script_json(data),
+            "SCRIPT": asset("replay.js").replace("</", "<\\/"),
+        },
+    )

@@ -1,0 +1,305 @@
+"""Tournament reports: the leaderboard with confidence intervals, the cross table of
+head-to-head results, the rating history plot, faults per bot and the list of matches,
+as an HTML page; :func:`write_report` also writes one replay page per match.
+
+Ratings here are the tournament's own: TrueSkill over this tournament's matches in
+schedule order (the arena's rating function), so the report stands alone even when
+other tournaments used the same game and rules (``arena leaderboard`` rates them all).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.leaderboard import ci95
+from arena.rating import compute_ratings, conservative
+from arena.store import Store, TournamentRecord
+from arena.web.pages import Cell, Raw, link, page, table
+from arena.web.replay_page import replay_html
+from arena.web.svg import Series, line_chart
+from referee.replay import parse_replay
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    rank: int
+    entrant: str
+    mu: float
+    sigma: float
+    conservative: float
+    games: int
+    wins: int
+    mean_score: float
+    score_ci95: float
+    mean_rank: float
+    faults: int
+    forfeits: int
+
+
+@dataclass
+class Report:
+    tournament: TournamentRecord
+    matches: list[dict[str, Any]]
+    seats: dict[str, list[dict[str, Any]]]  # match id -> per-seat result rows
+    board: list[BoardRow] = field(default_factory=list)
+    cross: dict[tuple[str, str], tuple[int, int, int]] = field(default_factory=dict)
+    history: list[Series] = field(default_factory=list)
+    faults: dict[str, Counter[str]] = field(default_factory=dict)
+
+    @property
+    def entrants(self) -> list[str]:
+        return [row.entrant for row in self.board]
+
+
+def _results(store: Store, tournament_id: int) -> dict[str, list[dict[str, Any]]]:
+    rows = store.db.execute(
+        """select r.match_id, r.seat, r.entrant, r.score, r.rank, r.team, r.faults, r.forfeited
+           from results r join matches m on m.id = r.match_id
+           where m.tournament_id = ? order by m.idx, r.seat""",
+        [tournament_id],
+    ).fetchall()
+    out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for match_id, seat, entrant, score, rank, team, faults, forfeited in rows:
+        out[match_id].append(
+            {
+                "seat": seat,
+                "entrant": entrant,
+                "score": score,
+                "rank": rank,
+                "team": team,
+                "faults": faults,
+                "forfeited": forfeited,
+            }
+        )
+    return out
+
+
+def _cross(report: Report) -> dict[tuple[str, str], tuple[int, int, int]]:
+    """For each ordered pair (a, b): matches where a ranked better, worse, the same as b
+    (an entrant filling several seats counts with its best rank)."""
+    tally: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
+    for seats in report.seats.values():
+        best: dict[str, int] = {}
+        for s in seats:
+            best[s["entrant"]] = min(best.get(s["entrant"], s["rank"]), s["rank"])
+        for a, rank_a in best.items():
+            for b, rank_b in best.items():
+                if a != b:
+                    tally[a, b][0 if rank_a < rank_b else 1 if rank_a > rank_b else 2] += 1
+    return {pair: (w, lo, d) for pair, (w, lo, d) in tally.items()}
+
+
+def gather(store: Store, tournament_id: int) -> Report:
+    """Everything the report shows, from the database."""
+    record = store.tournament(tournament_id)
+    matches = store.matches(tournament_id=tournament_id)
+    seats = _results(store, tournament_id)
+    report = Report(record, matches, seats)
+    ordered = [(m["id"], seats[m["id"]]) for m in matches if m["id"] in seats]
+    rated = compute_ratings(ordered)
+    per: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for match_seats in seats.values():
+        for s in match_seats:
+            per[s["entrant"]].append(s)
+    faults: dict[str, Counter[str]] = defaultdict(Counter)
+    for entrant, kind, count in store.db.execute(
+        """select f.entrant, f.kind, count(*) from faults f join matches m on m.id = f.match_id
+           where m.tournament_id = ? group by f.entrant, f.kind""",
+        [tournament_id],
+    ).fetchall():
+        faults[entrant][kind] += count
+    rows: list[BoardRow] = []
+    for name, played in per.items():
+        mu, sigma, _ = rated.current.get(name, (25.0, 25.0 / 3, 0))
+        scores = [float(s["score"]) for s in played]
+        rows.append(
+            BoardRow(
+                0,
+                name,
+                mu,
+                sigma,
+                conservative(mu, sigma),
+                len(played),
+                sum(1 for s in played if s["rank"] == 1),
+                statistics.fmean(scores),
+                ci95(scores),
+                statistics.fmean(s["rank"] for s in played),
+                sum(s["faults"] for s in played),
+                sum(s["forfeited"] for s in played),
+            )
+        )
+    rows.sort(key=lambda r: (-r.conservative, r.entrant))
+    report.board = [BoardRow(i + 1, *list(vars(r).values())[1:]) for i, r in enumerate(rows)]
+    report.cross = _cross(report)
+    history: dict[str, list[tuple[float, float, float]]] = defaultdict(list)
+    position = {m_id: i + 1 for i, (m_id, _) in enumerate(ordered)}
+    for _, match_id, name, mu, sigma in rated.history:
+        history[name].append((float(position[match_id]), mu, sigma))
+    report.history = [
+        Series(name, tuple([(0.0, 25.0, 25.0 / 3), *history[name]]))
+        for name in report.entrants
+        if name in history
+    ]
+    report.faults = dict(faults)
+    return report
+
+
+def _board_html(report: Report) -> str:
+    rows = [
+        (
+            r.rank,
+            r.entrant,
+            r.mu,
+            r.sigma,
+            r.conservative,
+            r.games,
+            r.wins,
+            f"{r.mean_score:.1f} ± {r.score_ci95:.1f}",
+            f"{r.mean_rank:.2f}",
+            f"{r.faults}" + (f" ({r.forfeits} forfeits)" if r.forfeits else ""),
+        )
+        for r in report.board
+    ]
+    return table(
+        [
+            "#",
+            "bot",
+            "mu",
+            "sigma",
+            "mu − 3σ",
+            "games",
+            "wins",
+            "mean score ± 95% CI",
+            "mean rank",
+            "faults",
+        ],
+        rows,
+        numeric=(0, 2, 3, 4, 5, 6, 8),
+        cls="leaderboard",
+    )
+
+
+def _cross_html(report: Report) -> str:
+    names = report.entrants
+    head = "".join(f"<th>{html.escape(n)}</th>" for n in names)
+    body = []
+    for a in names:
+        cells = [f"<th>{html.escape(a)}</th>"]
+        for b in names:
+            if a == b:
+                cells.append('<td class="self">—</td>')
+                continue
+            w, lo, d = report.cross.get((a, b), (0, 0, 0))
+            cls = "good" if w > lo else "bad" if lo > w else ""
+            cells.append(
+                f'<td class="num {cls}" title="{html.escape(a)} vs {html.escape(b)}: '
+                f'{w} better, {lo} worse, {d} equal">{w}–{lo}–{d}</td>'
+            )
+        body.append(f"<tr>{''.join(cells)}</tr>")
+    if not names:
+        return '<p class="none">no matches yet</p>'
+    return (
+        f'<table class="cross"><tr><th>row vs column</th>{head}</tr>{"".join(body)}</table>'
+        '<p class="note">Each cell: matches in which the row bot ranked better – worse – '
+        "equal than the column bot (in multi-seat games, by rank at the same table).</p>"
+    )
+
+
+def _faults_html(report: Report) -> str:
+    kinds = sorted({k for c in report.faults.values() for k in c})
+    rows: list[list[Cell]] = []
+    for name in report.entrants:
+        counts = report.faults.get(name, Counter())
+        rows.append([name, sum(counts.values()), *(counts.get(k, 0) for k in kinds)])
+    return table(
+        ["bot", "faults", *kinds], rows, numeric=tuple(range(1, 2 + len(kinds))), cls="faults"
+    )
+
+
+def _matches_html(report: Report, match_href: Callable[[str], str]) -> str:
+    rows = []
+    for m in report.matches:
+        seats = report.seats.get(m["id"], [])
+        lineup = ", ".join(f"{s['entrant']} (rank {s['rank']}, {s['score']:g})" for s in seats)
+        faults = sum(s["faults"] for s in seats)
+        rows.append(
+            (
+                m["idx"],
+                link(match_href(m["id"]), m["id"]),
+                lineup,
+                m["reason"],
+                m["decisions"],
+                faults,
+                f"{m['seconds']:.1f}s",
+            )
+        )
+    return table(
+        ["#", "match (replay)", "seats: bot (rank, score)", "end", "decisions", "faults", "time"],
+        rows,
+        numeric=(0, 4, 5, 6),
+        cls="matches",
+    )
+
+
+def report_html(
+    report: Report, match_href: Callable[[str], str], back: tuple[str, str] | None = None
+) -> str:
+    t = report.tournament
+    rules = " ".join(f"{k}={v}" for k, v in t.rules.items()) or "default"
+    meta = (
+        f"{t.game} · rules {t.rules_key or rules} · {len(report.matches)}/{t.total_matches} "
+        f"matches · {t.seats} seats · {t.rounds} round(s) · seed {t.seed} · {t.status} · "
+        f"created {t.created}"
+    )
+    body = [
+        "<h2>Leaderboard</h2>",
+        _board_html(report),
+        '<p class="note">TrueSkill over this tournament\'s matches in schedule order; ranked by '
+        "the conservative rating mu − 3σ. The interval is the normal 95% confidence interval "
+        "of the mean score.</p>",
+        "<h2>Cross table</h2>",
+        _cross_html(report),
+        "<h2>Rating history</h2>",
+        line_chart(report.history, "matches played (schedule order)", "TrueSkill mu (band: ±σ)"),
+        "<h2>Faults</h2>",
+        _faults_html(report),
+        "<h2>Matches</h2>",
+        _matches_html(report, match_href),
+    ]
+    return page(f"Tournament {t.id}: {t.game}", "\n".join(body), meta, back)
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def match_file(match_id: str) -> str:
+    """The file name of a match's replay page in a report folder."""
+    return f"matches/{_UNSAFE.sub('_', match_id)}.html"
+
+
+def write_report(
+    store: Store, tournament_id: int, out: Path, progress: Callable[[int, int], None] | None = None
+) -> Path:
+    """Write ``out/index.html`` and ``out/matches/<id>.html`` for every match; returns the
+    index file."""
+    report = gather(store, tournament_id)
+    (out / "matches").mkdir(parents=True, exist_ok=True)
+    for n, m in enumerate(report.matches, start=1):
+        replay = parse_replay(store.replay_text(m["id"]))
+        page_html = replay_html(replay, back_link=("../index.html", f"tournament {tournament_id}"))
+        (out / match_file(m["id"])).write_text(page_html, encoding="utf-8")
+        if progress is not None:
+            progress(n, len(report.matches))
+    index = out / "index.html"
+    index.write_text(report_html(report, match_file), encoding="utf-8")
+    return index
+
+
+__all__ = ["BoardRow", "Raw", "Report", "gather", "match_file", "report_html", "write_report"]

@@ -1,0 +1,240 @@
+"""``arena web``: a small local web server for the database: tournaments and their
+reports, leaderboards, match lists and replay pages, built on demand (standard library
+``http.server``; one database connection per request)."""
+
+from __future__ import annotations
+
+import html
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, quote, unquote, urlsplit
+
+from arena.leaderboard import leaderboard
+from arena.store import Store, StoreError
+from arena.web.pages import link, page, table
+from arena.web.replay_page import replay_html
+from arena.web.report import gather, report_html
+from referee.replay import ReplayError, parse_replay
+
+
+class NotFound(LookupError):
+    """A page that does not exist."""
+
+
+@dataclass(frozen=True)
+class Response:
+    status: int
+    content_type: str
+    body: bytes
+
+
+def _html(text: str, status: int = HTTPStatus.OK) -> Response:
+    return Response(status, "text/html; charset=utf-8", text.encode())
+
+
+def match_href(match_id: str) -> str:
+    return f"/match/{quote(match_id, safe='')}"
+
+
+def _matches_table(rows: list[dict[str, Any]]) -> str:
+    out = []
+    for m in rows:
+        out_seats = m["outcome"]
+        seats = ", ".join(
+            f"{n} ({r}, {s:g})"
+            for n, r, s in zip(m["entrants"], out_seats["ranks"], out_seats["scores"], strict=True)
+        )
+        tournament = m["tournament_id"]
+        out.append(
+            (
+                link(match_href(m["id"]), m["id"]),
+                m["game"],
+                m["rules_key"],
+                seats,
+                m["reason"],
+                m["decisions"],
+                link(f"/tournament/{tournament}", str(tournament)) if tournament else "",
+                m["finished"],
+            )
+        )
+    return table(
+        [
+            "match",
+            "game",
+            "rules",
+            "seats: bot (rank, score)",
+            "end",
+            "decisions",
+            "tournament",
+            "finished",
+        ],
+        out,
+        numeric=(5,),
+    )
+
+
+def _index(store: Store) -> str:
+    tournaments = []
+    for t in store.tournaments():
+        done = len(store.finished_indexes(t.id))
+        tournaments.append(
+            (
+                link(f"/tournament/{t.id}", str(t.id)),
+                t.game,
+                t.rules_key,
+                ", ".join(t.bots),
+                f"{done}/{t.total_matches}",
+                t.status,
+                t.created,
+            )
+        )
+    boards = []
+    games = [r[0] for r in store.db.execute("select distinct game from matches order by game")]
+    for game in games:
+        for key in store.rules_keys(game):
+            href = f"/leaderboard/{quote(game)}?rules={quote(key)}"
+            boards.append((link(href, game), key or "default"))
+    recent_ids = [
+        r[0] for r in store.db.execute("select id from matches order by finished desc limit 20")
+    ]
+    body = [
+        "<h2>Tournaments</h2>",
+        table(["id", "game", "rules", "bots", "matches", "status", "created"], tournaments),
+        "<h2>Leaderboards</h2>",
+        table(["game", "rules"], boards),
+        f"<h2>Recent matches</h2><p>{link('/matches', 'all matches').html}</p>",
+        _matches_table(store.matches_by_ids(recent_ids)),
+    ]
+    return page("Card Arena", "\n".join(body), f"database {store.path}")
+
+
+def _leaderboard(store: Store, game: str, rules_key: str) -> str:
+    rows = [
+        (
+            r.rank,
+            link(f"/matches?bot={quote(r.entrant)}&game={quote(game)}", r.entrant),
+            r.mu,
+            r.sigma,
+            r.conservative,
+            r.games,
+            r.wins,
+            f"{r.mean_score:.1f} ± {r.score_ci95:.1f}",
+            f"{r.faults}" + (f" ({r.forfeits} forfeits)" if r.forfeits else ""),
+        )
+        for r in leaderboard(store, game, rules_key)
+    ]
+    if not rows:
+        raise NotFound(f"no {game} matches with rules {rules_key!r}")
+    body = table(
+        ["#", "bot", "mu", "sigma", "mu − 3σ", "games", "wins", "mean score ± 95% CI", "faults"],
+        rows,
+        numeric=(0, 2, 3, 4, 5, 6),
+    )
+    return page(f"Leaderboard: {game}", body, f"rules {rules_key or 'default'}", ("/", "home"))
+
+
+@lru_cache(maxsize=32)
+def _replay_page(db: str, match_id: str, seat: str) -> str:
+    store = Store(db)
+    try:
+        match = store.match(match_id)
+        tournament = match.get("tournament_id")
+        back = (
+            (f"/tournament/{tournament}", f"tournament {tournament}")
+            if tournament
+            else ("/", "home")
+        )
+        return replay_html(parse_replay(store.replay_text(match_id)), seat, back)
+    finally:
+        store.close()
+
+
+def route(db: Path, path: str, query: dict[str, list[str]]) -> Response:
+    """The response to a GET of ``path`` (the part of the URL before '?')."""
+    parts = [unquote(p) for p in path.strip("/").split("/") if p]
+    arg = {k: v[-1] for k, v in query.items() if v}
+    if parts[:1] == ["match"] and len(parts) == 2:
+        match_id = parts[1]
+        if match_id.endswith(".jsonl"):
+            store = Store(db)
+            try:
+                text = store.replay_text(match_id[: -len(".jsonl")])
+            finally:
+                store.close()
+            return Response(HTTPStatus.OK, "application/x-ndjson; charset=utf-8", text.encode())
+        return _html(_replay_page(str(db), match_id, arg.get("seat", "all")))
+    store = Store(db)
+    try:
+        if not parts:
+            return _html(_index(store))
+        if parts[0] == "tournament" and len(parts) == 2 and parts[1].isdigit():
+            report = gather(store, int(parts[1]))
+            return _html(report_html(report, match_href, back=("/", "all tournaments")))
+        if parts == ["matches"]:
+            tournament = arg.get("tournament")
+            rows = store.matches(
+                arg.get("game") or None,
+                int(tournament) if tournament and tournament.isdigit() else None,
+                arg.get("bot") or None,
+            )
+            title = "Matches" + "".join(f" · {k} {v}" for k, v in sorted(arg.items()))
+            return _html(page(title, _matches_table(rows), f"{len(rows)} matches", ("/", "home")))
+        if parts[0] == "leaderboard" and len(parts) == 2:
+            return _html(_leaderboard(store, parts[1], arg.get("rules", "")))
+    finally:
+        store.close()
+    raise NotFound(f"no page {path}")
+
+
+def _error_page(status: int, message: str) -> Response:
+    body = f"<p>{html.escape(message)}</p><p>{link('/', 'home').html}</p>"
+    return _html(page(f"{status}: {HTTPStatus(status).phrase}", body), status)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: ArenaServer
+
+    def do_GET(self) -> None:
+        url = urlsplit(self.path)
+        try:
+            response = route(self.server.db, url.path, parse_qs(url.query))
+        except (NotFound, StoreError) as exc:
+            response = _error_page(HTTPStatus.NOT_FOUND, str(exc))
+        except (ReplayError, sqlite3.Error, ValueError) as exc:
+            response = _error_page(HTTPStatus.INTERNAL_SERVER_ERROR, str(exc))
+        self.send_response(response.status)
+        self.send_header("Content-Type", response.content_type)
+        self.send_header("Content-Length", str(len(response.body)))
+        self.end_headers()
+        self.wfile.write(response.body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        if self.server.log is not None:
+            self.server.log(format % args)
+
+
+class ArenaServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(
+        self, address: tuple[str, int], db: Path, log: Callable[[str], None] | None = None
+    ) -> None:
+        super().__init__(address, _Handler)
+        self.db = db
+        self.log = log
+
+
+def make_server(
+    db: Path, host: str = "127.0.0.1", port: int = 8000, log: Callable[[str], None] | None = None
+) -> ArenaServer:
+    """A server for ``db`` listening on (host, port); port 0 picks a free port
+    (``server.server_address`` has it)."""
+    if not db.exists():
+        raise StoreError(f"no database at {db}")
+    return ArenaServer((host, port), db, log)

@@ -1,0 +1,110 @@
+"""`arena watch` against a real referee (`arena serve`) while real bot processes play:
+public information only, the configured delay, and clear errors."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import grpc
+import pytest
+
+from referee.v1 import referee_pb2 as pb
+from referee.v1 import referee_pb2_grpc
+from tests.watching.helpers import ROOT
+
+ADMIN = [("x-admin-token", "sesame")]
+ARENA = [sys.executable, "-m", "arena.cli"]
+
+
+@pytest.fixture
+def served() -> Iterator[str]:
+    proc = subprocess.Popen(
+        [*ARENA, "serve", "--port", "0", "--admin-token", "sesame"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert line.startswith("referee listening on "), line
+    yield line.split()[-1]
+    proc.terminate()
+    proc.wait(10)
+
+
+def test_watch_follows_a_live_match_with_public_information_only(served: str) -> None:
+    with grpc.insecure_channel(served) as channel:
+        stub = referee_pb2_grpc.RefereeStub(channel)
+        created = stub.CreateMatch(
+            pb.CreateMatchRequest(
+                game="gin_rummy",
+                seats=2,
+                seed=9,
+                rules={"max_hands": "2"},
+                names=["north", "south"],
+                spectator_delay_seconds=0.3,
+            ),
+            metadata=ADMIN,
+        )
+    watcher = subprocess.Popen(
+        [*ARENA, "watch", created.match_id, "--target", served, "--delay", "1.5"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    bots = [
+        subprocess.Popen(
+            [sys.executable, "-m", "sample_bots.random_bot"],
+            cwd=ROOT,
+            env={**os.environ, "ARENA_TARGET": served, "ARENA_TOKEN": token},
+        )
+        for token in created.seat_tokens
+    ]
+    with grpc.insecure_channel(served) as channel:
+        stub = referee_pb2_grpc.RefereeStub(channel)
+        deadline = time.monotonic() + 120
+        while stub.MatchStatus(pb.MatchStatusRequest(match_id=created.match_id)).state != "over":
+            assert time.monotonic() < deadline, "the match did not finish"
+            time.sleep(0.02)
+    over = time.monotonic()
+    out, errors = watcher.communicate(timeout=120)
+    behind = time.monotonic() - over
+    assert [bot.wait(30) for bot in bots] == [0, 0]
+    assert watcher.returncode == 0, errors
+    lines = out.splitlines()
+    assert lines[0].startswith(f"watching gin_rummy match {created.match_id}")
+    assert "seat 0: north, seat 1: south" in lines[0] and "max_hands=2" in lines[0]
+    events = [line[2:] for line in lines if line.startswith("· ")]
+    assert any("deals" in e for e in events) and any("discards" in e for e in events)
+    assert not any(e.startswith("you ") or " you " in e for e in events)  # no private texts
+    assert "  public view:" in lines and "  changed:" in lines
+    assert "  seat: -1" in lines and "  hand: -" in lines  # a spectator's view: no hand
+    assert lines[-3] == "■ finished"
+    assert lines[-2].startswith("  seat 0 (north): score") and lines[-1].startswith(
+        "  seat 1 (south)"
+    )
+    assert behind >= 1.2  # the requested delay (1.5 s) holds the stream back
+
+
+def test_watch_errors(served: str) -> None:
+    unknown = subprocess.run(
+        [*ARENA, "watch", "nope", "--target", served],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert unknown.returncode == 2 and "has no match 'nope'" in unknown.stderr
+    nobody = subprocess.run(
+        [*ARENA, "watch", "m1", "--target", "127.0.0.1:9"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert nobody.returncode == 2 and "cannot reach a referee at 127.0.0.1:9" in nobody.stderr
