@@ -47,7 +47,7 @@ _EXPIRED_MEMORY = 256  # request ids remembered to tell "late" from "unknown"
 _MAX_MESSAGE_BYTES = 64 * 1024  # bot messages are tiny; anything bigger is hostile
 # Events wait this long for company before they are sent on their own; a Turn takes
 # them along at once. Fewer, larger messages: the transport costs per message.
-EVENT_FLUSH_SECONDS = 0.02
+EVENT_FLUSH_SECONDS = 0.1
 
 
 class RefereeError(ValueError):
@@ -299,7 +299,8 @@ class StreamSeat:
         session.turn, session.turn_deadline = turn, time.monotonic() + request.seconds
         session.send(pb.RefereeMessage(turn=turn))
         try:
-            return await asyncio.wait_for(future, request.seconds)
+            async with asyncio.timeout(request.seconds):
+                return await future
         except TimeoutError:
             if session.connection is None:
                 raise SeatFault(
