@@ -8,26 +8,17 @@ strategy must clearly win and never send an illegal code.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
-from typing import Any
 
 import pytest
 
-from referee.local import play_local
+from referee.local import Chooser, play_local
 from referee.v1 import dingo_pb2
 from sample_bots import dingo_strategy, random_bot
-
-Chooser = Callable[[Any, Sequence[str]], str]
+from tests.bots.helpers import checked
 
 
 def _checked(choose: Chooser) -> Chooser:
-    def wrapped(obs: Any, legal: Sequence[str]) -> str:
-        assert isinstance(obs, dingo_pb2.DingoObservation)
-        code = choose(obs, legal)
-        assert code in legal, f"illegal code {code!r}; legal: {legal}"
-        return code
-
-    return wrapped
+    return checked(choose, dingo_pb2.DingoObservation)
 
 
 @pytest.fixture(autouse=True)

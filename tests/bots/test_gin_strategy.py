@@ -8,26 +8,17 @@ illegal code.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
-from typing import Any
 
 import pytest
 
-from referee.local import play_local
+from referee.local import Chooser, play_local
 from referee.v1 import gin_rummy_pb2
 from sample_bots import gin_strategy, random_bot
-
-Chooser = Callable[[Any, Sequence[str]], str]
+from tests.bots.helpers import checked
 
 
 def _checked(choose: Chooser) -> Chooser:
-    def wrapped(obs: Any, legal: Sequence[str]) -> str:
-        assert isinstance(obs, gin_rummy_pb2.GinRummyObservation)
-        code = choose(obs, legal)
-        assert code in legal, f"illegal code {code!r}; legal: {legal}"
-        return code
-
-    return wrapped
+    return checked(choose, gin_rummy_pb2.GinRummyObservation)
 
 
 @pytest.fixture(autouse=True)

@@ -8,26 +8,18 @@ never send an illegal code, whatever the rule options.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
 
-from referee.local import play_local
+from referee.local import Chooser, play_local
 from referee.v1 import golf_pb2
 from sample_bots import golf_strategy, random_bot
-
-Chooser = Callable[[Any, Sequence[str]], str]
+from tests.bots.helpers import checked
 
 
 def _checked(choose: Chooser) -> Chooser:
-    def wrapped(obs: Any, legal: Sequence[str]) -> str:
-        assert isinstance(obs, golf_pb2.GolfObservation)
-        code = choose(obs, legal)
-        assert code in legal, f"illegal code {code!r}; legal: {legal}"
-        return code
-
-    return wrapped
+    return checked(choose, golf_pb2.GolfObservation)
 
 
 @pytest.fixture(autouse=True)

@@ -19,26 +19,17 @@ Every code the strategy returns is checked to be legal.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
-from typing import Any
 
 import pytest
 
-from referee.local import play_local
+from referee.local import Chooser, play_local
 from referee.v1 import goninkan_pb2
 from sample_bots import goninkan_strategy, random_bot
-
-Chooser = Callable[[Any, Sequence[str]], str]
+from tests.bots.helpers import checked
 
 
 def _checked(choose: Chooser) -> Chooser:
-    def wrapped(obs: Any, legal: Sequence[str]) -> str:
-        assert isinstance(obs, goninkan_pb2.GoninkanObservation)
-        code = choose(obs, legal)
-        assert code in legal, f"illegal code {code!r}; legal: {legal}"
-        return code
-
-    return wrapped
+    return checked(choose, goninkan_pb2.GoninkanObservation)
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -15,25 +14,9 @@ import pytest
 
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
+from tests.conftest import ADMIN
 
 ROOT = Path(__file__).resolve().parents[2]
-ADMIN = [("x-admin-token", "sesame")]
-
-
-@pytest.fixture
-def served() -> Iterator[str]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "serve", "--port", "0", "--admin-token", "sesame"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    assert line.startswith("referee listening on "), line
-    yield line.split()[-1]
-    proc.terminate()
-    proc.wait(10)
 
 
 def test_admin_rpcs_need_the_admin_token(served: str) -> None:

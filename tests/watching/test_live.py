@@ -7,33 +7,15 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 
 import grpc
-import pytest
 
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
+from tests.conftest import ADMIN
 from tests.watching.helpers import ROOT
 
-ADMIN = [("x-admin-token", "sesame")]
 ARENA = [sys.executable, "-m", "arena.cli"]
-
-
-@pytest.fixture
-def served() -> Iterator[str]:
-    proc = subprocess.Popen(
-        [*ARENA, "serve", "--port", "0", "--admin-token", "sesame"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    assert line.startswith("referee listening on "), line
-    yield line.split()[-1]
-    proc.terminate()
-    proc.wait(10)
 
 
 def test_watch_follows_a_live_match_with_public_information_only(served: str) -> None:
