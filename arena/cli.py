@@ -37,6 +37,8 @@ app.add_typer(bots_app, name="bots")
 app.add_typer(tournament_app, name="tournament")
 app.add_typer(matches_app, name="matches")
 app.add_typer(replay_app, name="replay")
+solitaire_app = typer.Typer(no_args_is_help=True, help="Golf solitaire tools.")
+app.add_typer(solitaire_app, name="solitaire")
 
 # Wide enough for the tables when the output is a file or a pipe (rich assumes 80 there).
 console = Console(width=None if sys.stdout.isatty() else 132)
@@ -347,6 +349,7 @@ def _show_leaderboard(
         "games",
         "wins",
         "mean score ± 95% CI",
+        "mean rank",
         "faults",
         title=f"{game} · rules: {key}",
     )
@@ -360,6 +363,7 @@ def _show_leaderboard(
             str(r.games),
             str(r.wins),
             f"{r.mean_score:.1f} ± {r.score_ci95:.1f}",
+            f"{r.mean_rank:.2f}",
             f"{r.faults}" + (f" ({r.forfeits} forfeits)" if r.forfeits else ""),
         )
     console.print(table)
@@ -657,6 +661,33 @@ def demo(
             f"watch one: arena replay show {first[0]['id']} --seat 0    "
             f"check them all: arena replay verify"
         )
+
+
+@solitaire_app.command("solve", context_settings=_EXTRA_RULES)
+def solitaire_solve(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="A deal: JSON, or the board text Golf solvers read.")],
+    rules: RulesOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """The best achievable score of one Golf solitaire deal with every card known, whether
+    the tableau can be cleared, and a line of play that gets there."""
+    from referee.games.golf_solitaire import BoardError, GolfSolitaireRules, solve_file_text
+
+    try:
+        text = file.read_text()
+        result = solve_file_text(text, parse_rules(GolfSolitaireRules, _rules(rules, ctx)))
+    except OSError as exc:
+        raise _fail(f"cannot read {file}: {exc}") from exc
+    except (BoardError, *USER_ERRORS) as exc:
+        raise _fail(str(exc)) from exc
+    if as_json:
+        _print_json(result.to_json())
+        return
+    verdict = "the tableau can be cleared" if result.clearable else "the tableau cannot be cleared"
+    console.print(f"best score {result.best_score}: {verdict}")
+    for number, step in enumerate(result.steps, start=1):
+        console.print(f"{number:3d}. {step}", highlight=False)
 
 
 watching.register(app, replay_app)

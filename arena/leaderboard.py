@@ -1,15 +1,20 @@
 """Leaderboards: TrueSkill ratings next to games, wins, mean score with a 95% confidence
-interval, and faults, per game and rule set."""
+interval, mean rank and faults. One computation serves the CLI's leaderboard (every
+match of a game and rule set) and the tournament report (one tournament's matches)."""
 
 from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import asdict, dataclass
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from arena.rating import ENV, conservative
+from arena.rating import ENV, compute_ratings, conservative
 from arena.store import Store
+
+SeatRows = Sequence[tuple[str, Sequence[Mapping[str, Any]]]]  # (match id, per-seat result rows)
 
 
 @dataclass(frozen=True)
@@ -23,6 +28,7 @@ class Row:
     wins: int
     mean_score: float
     score_ci95: float
+    mean_rank: float
     faults: int
     forfeits: int
 
@@ -30,35 +36,50 @@ class Row:
         return asdict(self)
 
 
-def ci95(values: list[float]) -> float:
+def ci95(values: Sequence[float]) -> float:
     """Half-width of the normal 95% confidence interval of the mean."""
     if len(values) < 2:
         return math.inf if values else 0.0
     return 1.96 * statistics.stdev(values) / math.sqrt(len(values))
 
 
-def leaderboard(store: Store, game: str, rules_key: str) -> list[Row]:
-    """Entrants of one game and rule set, best conservative rating first."""
-    ratings = store.ratings(game, rules_key)
+def rows_from_results(
+    matches: SeatRows, ratings: Mapping[str, tuple[float, float, int]] | None = None
+) -> list[Row]:
+    """Leaderboard rows, best conservative rating first. ``ratings`` defaults to the
+    ratings of exactly these matches, in the order given."""
+    if ratings is None:
+        ratings = compute_ratings(matches).current
+    played: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for _, seats in matches:
+        for seat in seats:
+            played[seat["entrant"]].append(seat)
     rows = []
-    for stats in store.entrant_stats(game, rules_key):
-        name = stats["entrant"]
+    for name, seats in played.items():
         mu, sigma, _ = ratings.get(name, (ENV.mu, ENV.sigma, 0))
-        scores = stats["scores"]
+        scores = [float(s["score"]) for s in seats]
         rows.append(
             Row(
-                0,
-                name,
-                mu,
-                sigma,
-                conservative(mu, sigma),
-                stats["games"],
-                stats["wins"],
-                statistics.fmean(scores),
-                ci95(scores),
-                stats["faults"],
-                stats["forfeits"],
+                rank=0,
+                entrant=name,
+                mu=mu,
+                sigma=sigma,
+                conservative=conservative(mu, sigma),
+                games=len(seats),
+                wins=sum(1 for s in seats if s["rank"] == 1),
+                mean_score=statistics.fmean(scores),
+                score_ci95=ci95(scores),
+                mean_rank=statistics.fmean(float(s["rank"]) for s in seats),
+                faults=sum(int(s["faults"]) for s in seats),
+                forfeits=sum(int(s["forfeited"]) for s in seats),
             )
         )
     rows.sort(key=lambda r: (-r.conservative, r.entrant))
-    return [Row(i + 1, *list(asdict(r).values())[1:]) for i, r in enumerate(rows)]
+    return [replace(r, rank=i + 1) for i, r in enumerate(rows)]
+
+
+def leaderboard(store: Store, game: str, rules_key: str) -> list[Row]:
+    """Entrants of one game and rule set over every stored match, with the stored ratings."""
+    return rows_from_results(
+        store.results_in_order(game, rules_key), store.ratings(game, rules_key)
+    )

@@ -486,24 +486,3 @@ class Store:
     def ratings(self, game: str, rules_key: str) -> dict[str, tuple[float, float, int]]:
         rows = self.db.table("ratings").rows_where("game = ? and rules_key = ?", [game, rules_key])
         return {r["entrant"]: (r["mu"], r["sigma"], r["games"]) for r in rows}
-
-    def entrant_stats(self, game: str, rules_key: str) -> list[dict[str, Any]]:
-        """Per entrant: games, wins (rank 1), scores, faults, over all matches of a game/rules."""
-        rows = self.db.execute(
-            """select r.entrant, count(*), sum(r.rank = 1), group_concat(r.score), sum(r.faults),
-                      sum(r.forfeited)
-               from results r join matches m on m.id = r.match_id
-               where m.game = ? and m.rules_key = ? group by r.entrant""",
-            [game, rules_key],
-        ).fetchall()
-        return [
-            {
-                "entrant": e,
-                "games": n,
-                "wins": w,
-                "scores": [float(x) for x in s.split(",")],
-                "faults": f,
-                "forfeits": ff,
-            }
-            for e, n, w, s, f, ff in rows
-        ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -29,3 +30,23 @@ def served() -> Iterator[str]:
     yield line.split()[-1]
     proc.terminate()
     proc.wait(10)
+
+
+def arena(
+    db: Path, *args: str, check: bool = True, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
+    """Run the `arena` CLI as a process on database ``db``; with ``check``, a non-zero exit
+    fails the test with the command's stderr."""
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=timeout,
+        env={**os.environ, "ARENA_DB": str(db)},
+    )
+    if check:
+        assert done.returncode == 0, (
+            f"arena {' '.join(args)} exited {done.returncode}:\n{done.stderr}"
+        )
+    return done

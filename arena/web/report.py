@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import html
 import re
-import statistics
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.leaderboard import ci95
-from arena.rating import compute_ratings, conservative
+from arena.leaderboard import Row, rows_from_results
+from arena.rating import compute_ratings
 from arena.store import Store, TournamentRecord
 from arena.web.pages import Cell, Raw, link, page, table
 from arena.web.replay_page import replay_html
@@ -27,28 +26,12 @@ from arena.web.svg import Series, line_chart
 from referee.replay import parse_replay
 
 
-@dataclass(frozen=True)
-class BoardRow:
-    rank: int
-    entrant: str
-    mu: float
-    sigma: float
-    conservative: float
-    games: int
-    wins: int
-    mean_score: float
-    score_ci95: float
-    mean_rank: float
-    faults: int
-    forfeits: int
-
-
 @dataclass
 class Report:
     tournament: TournamentRecord
     matches: list[dict[str, Any]]
     seats: dict[str, list[dict[str, Any]]]  # match id -> per-seat result rows
-    board: list[BoardRow] = field(default_factory=list)
+    board: list[Row] = field(default_factory=list)
     cross: dict[tuple[str, str], tuple[int, int, int]] = field(default_factory=dict)
     history: list[Series] = field(default_factory=list)
     faults: dict[str, Counter[str]] = field(default_factory=dict)
@@ -104,10 +87,6 @@ def gather(store: Store, tournament_id: int) -> Report:
     report = Report(record, matches, seats)
     ordered = [(m["id"], seats[m["id"]]) for m in matches if m["id"] in seats]
     rated = compute_ratings(ordered)
-    per: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for match_seats in seats.values():
-        for s in match_seats:
-            per[s["entrant"]].append(s)
     faults: dict[str, Counter[str]] = defaultdict(Counter)
     for entrant, kind, count in store.db.execute(
         """select f.entrant, f.kind, count(*) from faults f join matches m on m.id = f.match_id
@@ -115,28 +94,7 @@ def gather(store: Store, tournament_id: int) -> Report:
         [tournament_id],
     ).fetchall():
         faults[entrant][kind] += count
-    rows: list[BoardRow] = []
-    for name, played in per.items():
-        mu, sigma, _ = rated.current.get(name, (25.0, 25.0 / 3, 0))
-        scores = [float(s["score"]) for s in played]
-        rows.append(
-            BoardRow(
-                0,
-                name,
-                mu,
-                sigma,
-                conservative(mu, sigma),
-                len(played),
-                sum(1 for s in played if s["rank"] == 1),
-                statistics.fmean(scores),
-                ci95(scores),
-                statistics.fmean(s["rank"] for s in played),
-                sum(s["faults"] for s in played),
-                sum(s["forfeited"] for s in played),
-            )
-        )
-    rows.sort(key=lambda r: (-r.conservative, r.entrant))
-    report.board = [BoardRow(i + 1, *list(vars(r).values())[1:]) for i, r in enumerate(rows)]
+    report.board = rows_from_results(ordered, rated.current)
     report.cross = _cross(report)
     history: dict[str, list[tuple[float, float, float]]] = defaultdict(list)
     position = {m_id: i + 1 for i, (m_id, _) in enumerate(ordered)}
@@ -302,4 +260,4 @@ def write_report(
     return index
 
 
-__all__ = ["BoardRow", "Raw", "Report", "gather", "match_file", "report_html", "write_report"]
+__all__ = ["Raw", "Report", "gather", "match_file", "report_html", "write_report"]

@@ -4,29 +4,16 @@ stop a bot and record a fault while the tournament goes on; stderr is kept per m
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from referee.replay import parse_replay
+from tests.conftest import arena
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
-
-
-def arena(db: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [PY, "-m", "arena.cli", *args],
-        capture_output=True,
-        text=True,
-        check=check,
-        cwd=ROOT,
-        timeout=300,
-        env={**os.environ, "ARENA_DB": str(db)},
-    )
 
 
 def add(db: Path, name: str, *command: str) -> None:

@@ -4,14 +4,13 @@ store, ratings and replays, with the table sizes the issues name."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from referee.game import game_names
+from tests.conftest import arena
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
@@ -71,18 +70,6 @@ TABLES: dict[str, tuple[str, int, list[tuple[str, str]], list[str]]] = {
         ["yaku_count=1"],
     ),
 }
-
-
-def arena(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [PY, "-m", "arena.cli", *args],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-        timeout=600,
-        env={**os.environ, "ARENA_DB": str(db)},
-    )
 
 
 def test_every_game_has_a_table() -> None:

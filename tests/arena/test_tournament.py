@@ -16,21 +16,11 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import arena
+
 ROOT = Path(__file__).resolve().parents[2]
 ARENA = [sys.executable, "-m", "arena.cli"]
 BOT = [sys.executable, "-m", "sample_bots.random_bot"]
-
-
-def arena(db: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*ARENA, *args],
-        capture_output=True,
-        text=True,
-        check=check,
-        cwd=ROOT,
-        timeout=300,
-        env={**os.environ, "ARENA_DB": str(db)},
-    )
 
 
 def register(db: Path, names: list[str]) -> None:

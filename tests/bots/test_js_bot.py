@@ -17,7 +17,6 @@ Skipped only when ``node`` is missing or the bot's npm packages are not installe
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import shutil
 import sqlite3
@@ -27,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.conftest import arena
 
 ROOT = Path(__file__).resolve().parents[2]
 JS_DIR = ROOT / "sample_bots" / "js"
@@ -53,19 +54,6 @@ def _skip_reason() -> str | None:
 
 _REASON = _skip_reason()
 pytestmark = pytest.mark.skipif(_REASON is not None, reason=_REASON or "")
-
-
-def arena(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        [*ARENA, *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-        env={**os.environ, "ARENA_DB": str(db)},
-    )
-    assert done.returncode == 0, f"arena {' '.join(args)} failed:\n{done.stderr}"
-    return done
 
 
 def js_command(strategy: str, log: Path) -> list[str]:

@@ -10,7 +10,6 @@ import os
 import random
 import re
 import shutil
-import subprocess
 import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -30,6 +29,7 @@ from referee.match import (
     MatchSpec,
 )
 from referee.replay import Replay, parse_replay
+from tests.conftest import arena
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
@@ -55,20 +55,6 @@ TABLES: dict[str, tuple[int, list[tuple[str, str]], list[str]]] = {
     ),
     "goninkan": (6, [("rnd", "random_bot"), ("gon", "goninkan_strategy")], ["yaku_count=1"]),
 }
-
-
-def arena(
-    db: Path, *args: str, check: bool = True, timeout: float = 600
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [PY, "-m", "arena.cli", *args],
-        capture_output=True,
-        text=True,
-        check=check,
-        cwd=ROOT,
-        timeout=timeout,
-        env={**os.environ, "ARENA_DB": str(db)},
-    )
 
 
 def run_tournament(db: Path, game: str) -> int:
