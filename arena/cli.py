@@ -353,7 +353,11 @@ def _show_leaderboard(
         "faults",
         title=f"{game} · rules: {key}",
     )
+    hindsight = any(r.hindsight_best is not None for r in rows)
+    if hindsight:
+        table.add_column("best possible (mean)")
     for r in rows:
+        extra = [f"{r.hindsight_best:.1f}"] if r.hindsight_best is not None else []
         table.add_row(
             str(r.rank),
             r.entrant,
@@ -365,8 +369,14 @@ def _show_leaderboard(
             f"{r.mean_score:.1f} ± {r.score_ci95:.1f}",
             f"{r.mean_rank:.2f}",
             f"{r.faults}" + (f" ({r.forfeits} forfeits)" if r.forfeits else ""),
+            *extra,
         )
     console.print(table)
+    if hindsight:
+        console.print(
+            "best possible: the mean over the same matches of the best score achievable with "
+            "every card known (the solver), to set each bot's mean score against"
+        )
     if summary is not None:
         console.print(
             f"tournament {summary.tournament.id}: {summary.played} matches played in "
@@ -666,7 +676,9 @@ def demo(
 @solitaire_app.command("solve", context_settings=_EXTRA_RULES)
 def solitaire_solve(
     ctx: typer.Context,
-    file: Annotated[Path, typer.Argument(help="A deal: JSON, or the board text Golf solvers read.")],
+    file: Annotated[
+        Path, typer.Argument(help="A deal: JSON, or the board text Golf solvers read.")
+    ],
     rules: RulesOption = None,
     as_json: JsonOption = False,
 ) -> None:

@@ -31,6 +31,9 @@ class Row:
     mean_rank: float
     faults: int
     forfeits: int
+    # Games that can say the best score achievable in hindsight (golf solitaire: the solver
+    # with the stock known) get its mean over the same matches, to set the score against.
+    hindsight_best: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -44,10 +47,13 @@ def ci95(values: Sequence[float]) -> float:
 
 
 def rows_from_results(
-    matches: SeatRows, ratings: Mapping[str, tuple[float, float, int]] | None = None
+    matches: SeatRows,
+    ratings: Mapping[str, tuple[float, float, int]] | None = None,
+    hindsight: Mapping[str, float] | None = None,
 ) -> list[Row]:
     """Leaderboard rows, best conservative rating first. ``ratings`` defaults to the
-    ratings of exactly these matches, in the order given."""
+    ratings of exactly these matches, in the order given; ``hindsight`` maps a match id
+    to the best score achievable in it, when the game can tell."""
     if ratings is None:
         ratings = compute_ratings(matches).current
     played: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
@@ -72,6 +78,9 @@ def rows_from_results(
                 mean_rank=statistics.fmean(float(s["rank"]) for s in seats),
                 faults=sum(int(s["faults"]) for s in seats),
                 forfeits=sum(int(s["forfeited"]) for s in seats),
+                hindsight_best=(
+                    statistics.fmean(hindsight[s["match_id"]] for s in seats) if hindsight else None
+                ),
             )
         )
     rows.sort(key=lambda r: (-r.conservative, r.entrant))

@@ -289,7 +289,9 @@ class Store:
         )
 
     def tournaments(self) -> list[TournamentRecord]:
-        return [self.tournament(r["id"]) for r in self.db.table("tournaments").rows_where(order_by="id")]
+        return [
+            self.tournament(r["id"]) for r in self.db.table("tournaments").rows_where(order_by="id")
+        ]
 
     def set_tournament_status(self, tournament_id: int, status: str) -> None:
         finished = now_iso() if status == "finished" else None
@@ -408,6 +410,17 @@ class Store:
                 out.append(row)
         return out
 
+    def match_rules(self, match_id: str) -> dict[str, Any]:
+        """Every rule option of a stored match (from its tournament)."""
+        row = self.db.execute(
+            "select t.rules from matches m join tournaments t on t.id = m.tournament_id where m.id = ?",
+            [match_id],
+        ).fetchone()
+        if row is None:
+            raise StoreError(f"no match {match_id!r}")
+        rules: dict[str, Any] = json.loads(row[0])
+        return rules
+
     def replay_text(self, match_id: str) -> str:
         rows = list(self.db.table("replays").rows_where("match_id = ?", [match_id]))
         if not rows:
@@ -430,7 +443,9 @@ class Store:
         ).fetchall()
         out = []
         for (match_id,) in matches:
-            seats = list(self.db.table("results").rows_where("match_id = ?", [match_id], order_by="seat"))
+            seats = list(
+                self.db.table("results").rows_where("match_id = ?", [match_id], order_by="seat")
+            )
             out.append((match_id, seats))
         return out
 
