@@ -42,7 +42,7 @@ app.add_typer(solitaire_app, name="solitaire")
 
 # Wide enough for the tables when the output is a file or a pipe (rich assumes 80 there).
 console = Console(width=None if sys.stdout.isatty() else 132)
-err = Console(stderr=True)
+err = Console(stderr=True, width=None if sys.stderr.isatty() else 132)
 
 DbOption = Annotated[Path, typer.Option("--db", envvar="ARENA_DB", help="SQLite database file.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
