@@ -39,7 +39,7 @@ class BotError(RuntimeError):
     """The referee refused the bot (bad token, protocol error)."""
 
 
-class _TimeUp(BaseException):  # noqa: N818 - BaseException: choose() must not swallow it
+class _TimeUp(BaseException):  # BaseException: choose() must not swallow it
     """Raised inside choose() when its time is up."""
 
 
@@ -142,7 +142,7 @@ class BotRunner:
         except _TimeUp:
             _log(self.name, f"choose() missed its deadline; playing {fallback!r}")
             return fallback
-        except Exception as exc:  # noqa: BLE001 - a bug in choose() must not lose the match
+        except Exception as exc:  # a bug in choose() must not lose the match
             _log(self.name, f"choose() raised {type(exc).__name__}: {exc}; playing {fallback!r}")
             return fallback
         if not isinstance(code, str):

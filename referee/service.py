@@ -37,7 +37,7 @@ from referee.match import (
 from referee.replay import now_iso
 from referee.rules import RulesError, describe_rules, rules_to_strings
 from referee.v1 import referee_pb2 as pb
-from referee.views import observation_message
+from referee.views import fill_observation, observation_message
 
 log = logging.getLogger("referee")
 
@@ -291,11 +291,11 @@ class StreamSeat:
             seconds_left=request.seconds,
             deadline_unix_ms=int((time.time() + request.seconds) * 1000),
             time_bank_left=request.time_bank_left,
-            observation=observation_message(self.game, request.view),
             legal_actions=request.legal,
             decision_number=request.number,
             events=session.take_events(),
         )
+        fill_observation(turn.observation, self.game, request.view)  # in place: no copy
         session.turn, session.turn_deadline = turn, time.monotonic() + request.seconds
         session.send(pb.RefereeMessage(turn=turn))
         try:

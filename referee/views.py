@@ -126,12 +126,17 @@ def _plan(cls: Any, message_name: str) -> tuple[tuple[str, int], ...]:
     return tuple(steps)
 
 
-def observation_message(game: str, view: Any) -> referee_pb2.Observation:
-    """The wire ``Observation`` for a view of game ``game`` (its oneof field is the game name)."""
-    obs = referee_pb2.Observation()
-    sub = getattr(obs, game)
+def fill_observation(target: referee_pb2.Observation, game: str, view: Any) -> None:
+    """Fill a wire ``Observation`` in place (its oneof field is the game name)."""
+    sub = getattr(target, game)
     sub.SetInParent()
     fill_message(sub, view)
+
+
+def observation_message(game: str, view: Any) -> referee_pb2.Observation:
+    """The wire ``Observation`` for a view of game ``game``."""
+    obs = referee_pb2.Observation()
+    fill_observation(obs, game, view)
     return obs
 
 
