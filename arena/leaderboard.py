@@ -13,6 +13,7 @@ from typing import Any
 
 from arena.rating import ENV, compute_ratings, conservative
 from arena.store import Store
+from referee.game import get_game, parse_rules
 
 SeatRows = Sequence[tuple[str, Sequence[Mapping[str, Any]]]]  # (match id, per-seat result rows)
 
@@ -87,8 +88,24 @@ def rows_from_results(
     return [replace(r, rank=i + 1) for i, r in enumerate(rows)]
 
 
+def hindsight_scores(store: Store, game: str, match_ids: Sequence[str]) -> dict[str, float] | None:
+    """The best score achievable in each match, for games whose engine offers
+    ``hindsight_best_total(rules, seed)``; None for the others (or when it declines)."""
+    engine = get_game(game)
+    best = getattr(engine, "hindsight_best_total", None)
+    if best is None:
+        return None
+    out = {}
+    for match in store.matches_by_ids(match_ids):
+        total = best(parse_rules(engine.Rules, store.match_rules(match["id"])), match["seed"])
+        if total is None:
+            return None
+        out[match["id"]] = float(total)
+    return out
+
+
 def leaderboard(store: Store, game: str, rules_key: str) -> list[Row]:
     """Entrants of one game and rule set over every stored match, with the stored ratings."""
-    return rows_from_results(
-        store.results_in_order(game, rules_key), store.ratings(game, rules_key)
-    )
+    results = store.results_in_order(game, rules_key)
+    hindsight = hindsight_scores(store, game, [match_id for match_id, _ in results])
+    return rows_from_results(results, store.ratings(game, rules_key), hindsight)

@@ -49,13 +49,39 @@ def _groups(seats: Sequence[Mapping[str, Any]]) -> tuple[list[tuple[str, ...]], 
     return [(n,) for n in names], [sum(by_entrant[n]) / len(by_entrant[n]) for n in names]
 
 
-def compute_ratings(matches: Sequence[tuple[str, Sequence[Mapping[str, Any]]]]) -> RatingState:
+def merge_solo_matches(
+    matches: Sequence[tuple[str, Sequence[Mapping[str, Any]]]], lower_scores_win: bool
+) -> list[tuple[str, list[dict[str, Any]]]]:
+    """One-seat matches (solitaire) cannot be rated alone: consecutive ones that played the
+    same deal (their rows carry the same ``deal``) become one free-for-all, ranked by score.
+    Other matches pass through."""
+    out: list[tuple[str, list[dict[str, Any]]]] = []
+    for match_id, rows in matches:
+        seats = [dict(s) for s in rows]
+        solo = len(seats) == 1 and seats[0].get("deal") is not None
+        last = out[-1][1] if out else None
+        if solo and last and last[0].get("solo_deal") == seats[0]["deal"]:
+            last.append({**seats[0], "solo_deal": seats[0]["deal"]})
+            continue
+        out.append((match_id, [{**s, "solo_deal": s["deal"]} for s in seats] if solo else seats))
+    for _, group in out:
+        if len(group) > 1 and "solo_deal" in group[0]:
+            sign = 1 if lower_scores_win else -1
+            keyed = [sign * float(s["score"]) for s in group]
+            for s, mine in zip(group, keyed, strict=True):
+                s["rank"] = 1 + sum(1 for other in keyed if other < mine)
+    return out
+
+
+def compute_ratings(
+    matches: Sequence[tuple[str, Sequence[Mapping[str, Any]]]], lower_scores_win: bool = False
+) -> RatingState:
     """Ratings after every match, given (match id, per-seat rows with entrant, rank and
-    team) in schedule order."""
+    team) in schedule order. ``lower_scores_win`` orders merged one-seat matches."""
     ratings: dict[str, trueskill.Rating] = {}
     games: dict[str, int] = defaultdict(int)
     history: list[tuple[int, str, str, float, float]] = []
-    for seq, (match_id, seats) in enumerate(matches):
+    for seq, (match_id, seats) in enumerate(merge_solo_matches(matches, lower_scores_win)):
         grouped = _groups(seats)
         if grouped is None:
             continue

@@ -224,5 +224,6 @@ async def run_tournament(
 
 def update_ratings(store: Store, game: str, key: str) -> None:
     """Recompute a game's ratings for one rule set from every stored match, in order."""
-    state = compute_ratings(store.results_in_order(game, key))
+    lower = bool(getattr(get_game(game), "lower_scores_win", False))
+    state = compute_ratings(store.results_in_order(game, key), lower_scores_win=lower)
     store.replace_ratings(game, key, state.current, state.history)

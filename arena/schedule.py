@@ -1,10 +1,11 @@
 """Round-robin schedules: which entrants meet, in which seats, on which deals.
 
 Every combination of entrants (a balanced subset when there are too many), every
-seat rotation, repeated for each round. All rotations of one combination in one
-round share a seed (duplicate deals), so each entrant plays every seat of the
-same deal and the luck of the deal cancels. With fewer entrants than seats the
-entrants are repeated around the table.
+seat rotation, repeated for each round. Every match of one round plays the same
+seed (duplicate deals, as in duplicate bridge): each entrant plays every seat of
+the same deal against every opponent, so the luck of the deal cancels, and in a
+one-seat game (solitaire) every entrant plays the same deals. With fewer entrants
+than seats the entrants are repeated around the table.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ class ScheduleError(ValueError):
 class MatchPlan:
     idx: int  # position in the schedule: the order results are rated in
     round: int
-    deal: int  # matches with the same deal number share the seed
+    deal: int  # matches with the same deal number share the seed (one deal per round)
     seed: int
     lineup: tuple[str, ...]  # entrant name per seat
 
@@ -82,14 +83,12 @@ def round_robin(entrants: Sequence[str], seats: int, rounds: int, seed: int) -> 
     if rounds < 1:
         raise ScheduleError("rounds must be at least 1")
     plans: list[MatchPlan] = []
-    deal = 0
     tables = lineups(entrants, seats, seed)
     for rnd in range(rounds):
+        deal_seed = match_seed(seed, rnd)  # one deal per round, for every table and seat
         for table in tables:
-            seed_for_deal = match_seed(seed, deal)
             rotations = {tuple(table[(i + r) % seats] for i in range(seats)) for r in range(seats)}
             ordered = sorted(rotations, key=lambda lineup: [table.index(n) for n in lineup])
             for lineup in ordered:
-                plans.append(MatchPlan(len(plans), rnd, deal, seed_for_deal, lineup))
-            deal += 1
+                plans.append(MatchPlan(len(plans), rnd, rnd, deal_seed, lineup))
     return plans

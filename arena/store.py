@@ -434,19 +434,37 @@ class Store:
         for row in self.db.execute("select match_id from replays order by rowid"):
             yield row[0]
 
-    def results_in_order(self, game: str, rules_key: str) -> list[tuple[str, list[dict[str, Any]]]]:
-        """Every match of a game and rules, in schedule order (tournament, index), with its
-        per-seat results: what ratings are computed from."""
-        matches = self.db.execute(
-            "select id from matches where game = ? and rules_key = ? order by tournament_id, idx",
-            [game, rules_key],
+    def results_in_order(
+        self, game: str, rules_key: str, tournament_id: int | None = None
+    ) -> list[tuple[str, list[dict[str, Any]]]]:
+        """Every match of a game and rules (of one tournament, if given), in schedule order
+        (tournament, index), with its per-seat results (each row also carries the match's
+        ``deal``: its tournament and seed): what ratings are computed from."""
+        only = "" if tournament_id is None else " and m.tournament_id = ?"
+        rows = self.db.execute(
+            f"""select m.id, m.tournament_id, m.seed, r.seat, r.entrant, r.score, r.rank, r.team,
+                      r.faults, r.forfeited
+               from matches m join results r on r.match_id = m.id
+               where m.game = ? and m.rules_key = ?{only} order by m.tournament_id, m.idx, r.seat""",
+            [game, rules_key] + ([] if tournament_id is None else [tournament_id]),
         ).fetchall()
-        out = []
-        for (match_id,) in matches:
-            seats = list(
-                self.db.table("results").rows_where("match_id = ?", [match_id], order_by="seat")
+        out: list[tuple[str, list[dict[str, Any]]]] = []
+        for match_id, tournament, seed, seat, entrant, score, rank, team, faults, forfeited in rows:
+            if not out or out[-1][0] != match_id:
+                out.append((match_id, []))
+            out[-1][1].append(
+                {
+                    "match_id": match_id,
+                    "deal": f"{tournament}/{seed}",
+                    "seat": seat,
+                    "entrant": entrant,
+                    "score": score,
+                    "rank": rank,
+                    "team": team,
+                    "faults": faults,
+                    "forfeited": forfeited,
+                }
             )
-            out.append((match_id, seats))
         return out
 
     def rules_keys(self, game: str) -> list[str]:

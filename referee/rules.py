@@ -174,9 +174,19 @@ def rules_to_dict(rules: Any) -> dict[str, Any]:
     return out
 
 
-def rules_to_strings(rules: Any) -> dict[str, str]:
-    """Every option as the text ``parse_rules`` accepts."""
-    return {f.name: _text(getattr(rules, f.name)) for f in dataclasses.fields(rules)}
+SECRET_TEXT = "hidden"
+
+
+def rules_to_strings(rules: Any, for_players: bool = False) -> dict[str, str]:
+    """Every option as the text ``parse_rules`` accepts. ``for_players``: a secret option
+    (one that would tell a player hidden cards, such as numbered deals) that is set reads
+    "hidden"."""
+    out = {}
+    for f in dataclasses.fields(rules):
+        value = getattr(rules, f.name)
+        secret = for_players and f.metadata.get("secret") and value is not None
+        out[f.name] = SECRET_TEXT if secret else _text(value)
+    return out
 
 
 def describe_rules(rules_cls: type[Any]) -> tuple[OptionInfo, ...]:
@@ -194,6 +204,7 @@ def describe_rules(rules_cls: type[Any]) -> tuple[OptionInfo, ...]:
     return tuple(out)
 
 
-def option(default: Any, doc: str) -> Any:
-    """A Rules field with its default and a one-line explanation."""
-    return dataclasses.field(default=default, metadata={"doc": doc})
+def option(default: Any, doc: str, secret: bool = False) -> Any:
+    """A Rules field with its default and a one-line explanation. ``secret``: the referee
+    does not tell players its value (it would reveal hidden cards)."""
+    return dataclasses.field(default=default, metadata={"doc": doc, "secret": secret})

@@ -257,7 +257,7 @@ def _match_start(spec: MatchSpec, seat: int) -> pb.MatchStart:
         game_version=game.version,
         seat=seat,
         seats=spec.seats,
-        rules=rules_to_strings(spec.rules),
+        rules=rules_to_strings(spec.rules, for_players=True),
         players=list(spec.players),
         move_seconds=c.move_seconds,
         time_bank_seconds=c.time_bank_seconds,

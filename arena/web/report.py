@@ -23,6 +23,7 @@ from arena.store import Store, TournamentRecord
 from arena.web.pages import Cell, Raw, link, page, table
 from arena.web.replay_page import replay_html
 from arena.web.svg import Series, line_chart
+from referee.game import get_game
 from referee.replay import parse_replay
 
 
@@ -39,29 +40,6 @@ class Report:
     @property
     def entrants(self) -> list[str]:
         return [row.entrant for row in self.board]
-
-
-def _results(store: Store, tournament_id: int) -> dict[str, list[dict[str, Any]]]:
-    rows = store.db.execute(
-        """select r.match_id, r.seat, r.entrant, r.score, r.rank, r.team, r.faults, r.forfeited
-           from results r join matches m on m.id = r.match_id
-           where m.tournament_id = ? order by m.idx, r.seat""",
-        [tournament_id],
-    ).fetchall()
-    out: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for match_id, seat, entrant, score, rank, team, faults, forfeited in rows:
-        out[match_id].append(
-            {
-                "seat": seat,
-                "entrant": entrant,
-                "score": score,
-                "rank": rank,
-                "team": team,
-                "faults": faults,
-                "forfeited": forfeited,
-            }
-        )
-    return out
 
 
 def _cross(report: Report) -> dict[tuple[str, str], tuple[int, int, int]]:
@@ -83,10 +61,11 @@ def gather(store: Store, tournament_id: int) -> Report:
     """Everything the report shows, from the database."""
     record = store.tournament(tournament_id)
     matches = store.matches(tournament_id=tournament_id)
-    seats = _results(store, tournament_id)
+    ordered = store.results_in_order(record.game, record.rules_key, tournament_id)
+    seats = {match_id: list(rows) for match_id, rows in ordered}
     report = Report(record, matches, seats)
-    ordered = [(m["id"], seats[m["id"]]) for m in matches if m["id"] in seats]
-    rated = compute_ratings(ordered)
+    lower = bool(getattr(get_game(record.game), "lower_scores_win", False))
+    rated = compute_ratings(ordered, lower_scores_win=lower)
     faults: dict[str, Counter[str]] = defaultdict(Counter)
     for entrant, kind, count in store.db.execute(
         """select f.entrant, f.kind, count(*) from faults f join matches m on m.id = f.match_id

@@ -691,6 +691,7 @@ class Golf:
     """The golf engine (see the module docstring)."""
 
     name: ClassVar[str] = "golf"
+    lower_scores_win: ClassVar[bool] = True  # for the arena: one-seat matches ranked by score
     version: ClassVar[int] = 1
     Rules: type[GolfRules] = GolfRules
 

@@ -25,13 +25,15 @@ _sym_db = _symbol_database.Default()
 from referee.v1 import cards_pb2 as referee_dot_v1_dot_cards__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1freferee/v1/golf_solitaire.proto\x12\nreferee.v1\x1a\x16referee/v1/cards.proto\"(\n\x18GolfSolitaireObservation\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1freferee/v1/golf_solitaire.proto\x12\nreferee.v1\x1a\x16referee/v1/cards.proto\"]\n\x17GolfSolitaireHoleResult\x12\x0c\n\x04hole\x18\x01 \x01(\x05\x12\x13\n\x0b\x64\x65\x61l_number\x18\x02 \x01(\t\x12\x0e\n\x06scores\x18\x03 \x03(\x05\x12\x0f\n\x07\x63leared\x18\x04 \x03(\x08\"\xef\x03\n\x18GolfSolitaireObservation\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05seats\x18\x02 \x01(\x05\x12\x0c\n\x04hole\x18\x03 \x01(\x05\x12\r\n\x05holes\x18\x04 \x01(\x05\x12&\n\x07tableau\x18\x05 \x03(\x0b\x32\x15.referee.v1.CardGroup\x12$\n\nfoundation\x18\x06 \x03(\x0b\x32\x10.referee.v1.Card\x12\x13\n\x0bstock_count\x18\x07 \x01(\x05\x12 \n\x06unseen\x18\x08 \x03(\x0b\x32\x10.referee.v1.Card\x12\r\n\x05moves\x18\t \x01(\x05\x12\x10\n\x08\x66inished\x18\n \x01(\x08\x12\x12\n\nmatch_over\x18\x0b \x01(\x08\x12\x34\n\x07results\x18\x0c \x03(\x0b\x32#.referee.v1.GolfSolitaireHoleResult\x12\x0e\n\x06totals\x18\r \x03(\x05\x12\x11\n\tholes_won\x18\x0e \x03(\x05\x12\x15\n\rqueen_on_king\x18\x0f \x01(\x08\x12\x0c\n\x04wrap\x18\x10 \x01(\x08\x12\x0e\n\x06jokers\x18\x11 \x01(\x05\x12\x1f\n\x17\x66oundation_starts_empty\x18\x12 \x01(\x08\x12\x1f\n\x17stock_only_when_blocked\x18\x13 \x01(\x08\x12\x0f\n\x07scoring\x18\x14 \x01(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'referee.v1.golf_solitaire_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_GOLFSOLITAIREOBSERVATION']._serialized_start=71
-  _globals['_GOLFSOLITAIREOBSERVATION']._serialized_end=111
+  _globals['_GOLFSOLITAIREHOLERESULT']._serialized_start=71
+  _globals['_GOLFSOLITAIREHOLERESULT']._serialized_end=164
+  _globals['_GOLFSOLITAIREOBSERVATION']._serialized_start=167
+  _globals['_GOLFSOLITAIREOBSERVATION']._serialized_end=662
 # @@protoc_insertion_point(module_scope)

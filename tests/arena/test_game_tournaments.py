@@ -17,6 +17,12 @@ PY = sys.executable
 
 # case -> (game, seats, entrants as (name, module), quick rules)
 TABLES: dict[str, tuple[str, int, list[tuple[str, str]], list[str]]] = {
+    "golf_solitaire-duplicate": (
+        "golf_solitaire",
+        2,
+        [("sol_a", "golf_solitaire_strategy"), ("rand_a", "random_bot")],
+        ["holes=2", "scoring=match"],
+    ),
     "gin_rummy-3p": (
         "gin_rummy",
         3,
@@ -73,7 +79,7 @@ TABLES: dict[str, tuple[str, int, list[tuple[str, str]], list[str]]] = {
 
 
 def test_every_game_has_a_table() -> None:
-    assert {t[0] for t in TABLES.values()} >= set(game_names()) - {"golf_solitaire"}
+    assert {t[0] for t in TABLES.values()} == set(game_names())
 
 
 @pytest.mark.parametrize("case", list(TABLES))
@@ -110,3 +116,50 @@ def test_a_full_table_tournament_through_grpc(tmp_path: Path, case: str) -> None
     matches = json.loads(arena(db, "matches", "list", "--json").stdout)
     assert {m["reason"] for m in matches} == {"finished"} and len({m["seed"] for m in matches}) == 1
     assert all(r["ok"] for r in json.loads(arena(db, "replay", "verify", "--json").stdout))
+
+
+def test_solitaire_bots_alone_are_ranked_by_score_on_the_same_deals(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    for name, module in [
+        ("sol", "golf_solitaire_strategy"),
+        ("greedy", "golf_solitaire_greedy"),
+        ("rand", "random_bot"),
+    ]:
+        arena(
+            db,
+            "bots",
+            "add",
+            name,
+            "--game",
+            "golf_solitaire",
+            "--",
+            PY,
+            "-m",
+            f"sample_bots.{module}",
+        )
+    out = json.loads(
+        arena(
+            db,
+            "tournament",
+            "run",
+            "--game",
+            "golf_solitaire",
+            "--bots",
+            "sol,greedy,rand",
+            "--seats",
+            "1",
+            "--rounds",
+            "2",
+            "--rules",
+            "holes=2",
+            "--json",
+        ).stdout
+    )
+    assert out["played"] == 6 and not out["errors"]
+    matches = json.loads(arena(db, "matches", "list", "--json").stdout)
+    for rnd in (0, 1):  # every bot played the same deals in a round
+        assert len({m["seed"] for m in matches[rnd * 3 : rnd * 3 + 3]}) == 1
+    board = {r["entrant"]: r for r in out["leaderboard"]}
+    assert board["rand"]["mean_score"] > board["sol"]["mean_score"]
+    assert board["sol"]["mu"] > board["rand"]["mu"]  # rated against each other by score
+    assert all(r["hindsight_best"] is not None for r in board.values())

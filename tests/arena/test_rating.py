@@ -37,3 +37,16 @@ def test_one_entrant_in_several_seats_counts_once() -> None:
     state = compute_ratings([("m1", seats(("a", 1), ("b", 2), ("a", 3), ("b", 4)))])
     assert state.current["a"][2] == 1 and state.current["a"][0] > state.current["b"][0]
     assert compute_ratings([("m1", seats(("a", 1), ("a", 2)))]).current == {}
+
+
+def test_one_seat_matches_on_the_same_deal_are_rated_together_by_score() -> None:
+    solo = [
+        (f"m{i}", [{"entrant": name, "rank": 1, "team": None, "score": score, "deal": "1/77"}])
+        for i, (name, score) in enumerate([("a", 3.0), ("b", 9.0), ("c", 5.0)])
+    ]
+    lower = compute_ratings(solo, lower_scores_win=True).current
+    assert lower["a"][0] > lower["c"][0] > lower["b"][0]
+    higher = compute_ratings(solo, lower_scores_win=False).current
+    assert higher["b"][0] > higher["c"][0] > higher["a"][0]
+    other_deal = [*solo[:1], ("m9", [{**solo[1][1][0], "deal": "1/78"}])]
+    assert compute_ratings(other_deal).current == {}  # nothing to compare on one deal alone

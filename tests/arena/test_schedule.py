@@ -7,7 +7,7 @@ import pytest
 from arena.schedule import ScheduleError, lineups, round_robin
 
 
-def test_two_seat_round_robin_plays_every_pair_both_ways_on_shared_deals() -> None:
+def test_two_seat_round_robin_plays_every_pair_both_ways_on_the_rounds_deal() -> None:
     plans = round_robin(["a", "b", "c"], seats=2, rounds=2, seed=9)
     assert len(plans) == 3 * 2 * 2
     assert [p.idx for p in plans] == list(range(12))
@@ -15,9 +15,9 @@ def test_two_seat_round_robin_plays_every_pair_both_ways_on_shared_deals() -> No
     for p in plans:
         by_deal.setdefault(p.deal, []).append(p.lineup)
     for deal, tables in by_deal.items():
-        assert len(tables) == 2 and tables[0] == tables[1][::-1], deal
+        assert len(tables) == 6 and all(t[::-1] in tables for t in tables), deal
         assert len({p.seed for p in plans if p.deal == deal}) == 1
-    assert len({p.seed for p in plans}) == 6
+    assert len({p.seed for p in plans}) == 2  # one deal per round, for every table
 
 
 def test_every_entrant_plays_every_seat_equally() -> None:
@@ -38,6 +38,14 @@ def test_too_many_combinations_take_a_balanced_subset() -> None:
     assert len(tables) == 30 and len(set(tables)) == 30
     uses = Counter(n for t in tables for n in t)
     assert max(uses.values()) - min(uses.values()) <= 1
+
+
+def test_one_seat_games_give_every_entrant_the_same_deals() -> None:
+    plans = round_robin(["a", "b", "c"], seats=1, rounds=3, seed=4)
+    for name in "abc":
+        assert [p.seed for p in plans if p.lineup == (name,)] == [
+            p.seed for p in plans if p.lineup == ("a",)
+        ]
 
 
 def test_same_seed_same_schedule_and_bad_input() -> None:

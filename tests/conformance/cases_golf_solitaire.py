@@ -26,14 +26,16 @@ from tests.conformance.harness import Case
 GAME = "golf_solitaire"
 
 CASES = [
-    Case("default", {}, seats=1, playouts=40, leak_checks=6),
-    Case("short", {"holes": 2}, seats=2, playouts=60, leak_checks=8),
+    Case("default", {}, seats=1, playouts=60, leak_checks=6),
+    Case("short", {"holes": 2}, seats=2, playouts=100, leak_checks=8),
     Case("short", {"holes": 2}, seats=3, playouts=25, leak_checks=4),
     Case("short", {"holes": 1}, seats=8, playouts=10, leak_checks=2),
     Case("match", {"holes": 3, "scoring": "match"}, seats=2, playouts=40, leak_checks=6),
-    Case("queen_on_king", {"holes": 2, "queen_on_king": True}, seats=1, playouts=80, leak_checks=6),
+    Case(
+        "queen_on_king", {"holes": 2, "queen_on_king": True}, seats=1, playouts=150, leak_checks=6
+    ),
     Case("wrap", {"holes": 2, "wrap": True}, seats=2, playouts=40, leak_checks=6),
-    Case("jokers1", {"holes": 2, "jokers": 1}, seats=1, playouts=80, leak_checks=6),
+    Case("jokers1", {"holes": 2, "jokers": 1}, seats=1, playouts=150, leak_checks=6),
     Case("jokers2", {"holes": 2, "jokers": 2}, seats=2, playouts=40, leak_checks=6),
     Case(
         "empty_start",

@@ -397,14 +397,24 @@ def test_pysolfc_large_deal_numbers_use_the_mersenne_twister() -> None:
     assert len(pysol_deal(26464608654870335080).stock) == 16
 
 
-def test_deal_numbers_option_plays_those_deals_and_shows_them_after_the_hole() -> None:
+def test_deal_numbers_option_plays_those_deals_and_shows_them_after_the_match() -> None:
     r = rules(holes=2, deal_numbers="2,906")
     s = GAME.initial_state(r, 1, 0)
     assert GAME.observation(s, 0).tableau == pysol_deal(2).tableau
     s = _finish_hole(s)
     view = GAME.observation(s, 0)
     assert view.tableau == pysol_deal(906).tableau
-    assert view.results[0].deal_number == "2"
+    # not while the match goes on: the next number (and so the next stock) could be guessed
+    assert view.results[0].deal_number == ""
+    s = _finish_hole(s)
+    assert [h.deal_number for h in GAME.observation(s, 0).results] == ["2", "906"]
+
+
+def test_deal_numbers_are_a_secret_option_for_players() -> None:
+    from referee.rules import rules_to_strings
+
+    assert rules_to_strings(rules(holes=2, deal_numbers="2,906"), for_players=True)["deal_numbers"] == "hidden"
+    assert rules_to_strings(rules(holes=2), for_players=True)["deal_numbers"] == "none"
 
 
 def test_winnable_only_skips_a_deal_the_solver_cannot_clear() -> None:

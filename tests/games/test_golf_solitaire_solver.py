@@ -188,6 +188,7 @@ def test_hindsight_best_scores_per_hole() -> None:
         deal_best_score(hole_deal(seeded, 77, h), seeded) for h in range(2)
     )
     assert hindsight_best_scores({"holes": "2"}, 77) == hindsight_best_scores(seeded, 77)
+    assert GAME.hindsight_best(r, 0) == (6, 0, 1)
 
 
 # ---- reading deals ----------------------------------------------------------------------

@@ -49,8 +49,9 @@ class Deal:
         return tuple(out)
 
 
-def deal_from_order(order: tuple[Card, ...] | list[Card], foundation_starts_empty: bool,
-                    number: int | None = None) -> Deal:
+def deal_from_order(
+    order: tuple[Card, ...] | list[Card], foundation_starts_empty: bool, number: int | None = None
+) -> Deal:
     """Deal cards in the given order: 35 across the columns round by round, then the
     foundation card (unless it starts empty), then the stock in turning order."""
     if len(order) < TABLEAU_CARDS + 1:

@@ -18,16 +18,18 @@ MAX_HOLES = 36
 MAX_DEAL_NUMBER = 10**20  # PySolFC's largest game number
 EMPTY = 14  # rank code of an empty foundation (0 is a joker, 1..13 the ranks)
 
-Scoring = Literal["stroke", "match"]
-
 
 @dataclass(frozen=True, slots=True)
 class GolfSolitaireRules:
     """Every option of the spec, with its default."""
 
-    holes: int = option(9, "deals (holes) in a match; par is 5 per hole; 18 for the multi-player form")
+    holes: int = option(
+        9, "deals (holes) in a match; par is 5 per hole; 18 for the multi-player form"
+    )
     queen_on_king: bool = option(False, "a Queen may be played on a King")
-    wrap: bool = option(False, "putt putt: Ace and King are adjacent both ways (implies queen_on_king)")
+    wrap: bool = option(
+        False, "putt putt: Ace and King are adjacent both ways (implies queen_on_king)"
+    )
     jokers: int = option(0, "jokers added to the deck (0, 1 or 2); a joker is wild")
     foundation_starts_empty: bool = option(
         False, "no foundation card is dealt: the first move plays a tableau card (17 in the stock)"
@@ -35,12 +37,17 @@ class GolfSolitaireRules:
     stock_only_when_blocked: bool = option(
         False, "the stock may be turned only when no tableau card can be played"
     )
-    scoring: Scoring = option("stroke", "stroke: lowest total wins; match: 2 seats, holes won")
+    scoring: Literal["stroke", "match"] = option(
+        "stroke", "stroke: lowest total wins; match: 2 seats, holes won"
+    )
     winnable_only: bool = option(
         False, "skip a deal that cannot be cleared even with the stock known, for the next one"
     )
+    # Secret: with the numbers a bot could rebuild each deal, stock order included.
     deal_numbers: tuple[int, ...] | None = option(
-        None, "PySolFC Golf deal numbers, one per hole (e.g. 1-9); none: deals from the seed"
+        None,
+        "PySolFC Golf deal numbers, one per hole (e.g. 1-9); none: deals from the seed",
+        secret=True,
     )
 
     presets: ClassVar[dict[str, dict[str, object]]] = {
@@ -65,11 +72,11 @@ class GolfSolitaireRules:
                 )
             bad = [n for n in self.deal_numbers if not 1 <= n <= MAX_DEAL_NUMBER]
             if bad:
-                raise RulesError(f"deal_numbers {bad}: PySolFC deals run from 1 to {MAX_DEAL_NUMBER}")
-            if self.jokers:
                 raise RulesError(
-                    "deal_numbers needs jokers=0: PySolFC's Golf deals have no jokers"
+                    f"deal_numbers {bad}: PySolFC deals run from 1 to {MAX_DEAL_NUMBER}"
                 )
+            if self.jokers:
+                raise RulesError("deal_numbers needs jokers=0: PySolFC's Golf deals have no jokers")
 
     @property
     def allows_queen_on_king(self) -> bool:
@@ -81,9 +88,7 @@ class GolfSolitaireRules:
         return 52 + self.jokers - 35 - (0 if self.foundation_starts_empty else 1)
 
 
-def adjacency(
-    queen_on_king: bool, wrap: bool
-) -> tuple[tuple[bool, ...], ...]:
+def adjacency(queen_on_king: bool, wrap: bool) -> tuple[tuple[bool, ...], ...]:
     """``table[top][rank]``: may a card of ``rank`` go on a foundation whose top has rank
     ``top``? Rank codes: 0 joker, 1..13 Ace..King, 14 empty foundation."""
     table = []
