@@ -251,7 +251,7 @@ def main() -> None:
         f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, grpcio {grpc.__version__}"
     )
     for key, value in results.items():
-        print(f"{key:55s} {value:12,.0f}")
+        print(f"{key:55s} {value:12,.2f}" if value < 100 else f"{key:55s} {value:12,.0f}")
     print("ratios (targets: referee/pingpong >= 0.8; engine/referee >= 3):")
     for key, value in ratios.items():
         print(f"  {key:75s} {value:6.2f}")
