@@ -31,7 +31,7 @@ from referee.v1 import referee_pb2_grpc
 
 Chooser = Callable[[Any, Sequence[str]], str]
 Send = Callable[[pb.BotMessage], Awaitable[None]]
-SAFETY_MARGIN = 0.05  # seconds kept back from the deadline for the answer's trip
+SAFETY_MARGIN = 0.1  # seconds kept back from the deadline for the answer's trip
 _RECONNECT_DELAYS = (0.1, 0.2, 0.5, 1.0, 2.0, 2.0, 2.0)
 
 

@@ -55,11 +55,11 @@ def test_under_default_policy_a_timeout_is_a_strike_and_play_goes_on(tmp_path: P
 
 
 def test_sdk_answers_for_a_choose_that_overruns_its_deadline(tmp_path: Path) -> None:
-    config = MatchConfig(move_seconds=0.5)
+    config = MatchConfig(move_seconds=1.0)
     result = asyncio.run(play_match(tmp_path, [misbehaving("slow_choose", 2), RANDOM_BOT], config))
     assert result.reason == "finished" and not result.faults
-    slow = [d for d in parse_replay(result.replay).decisions if d["ms"] > 300]
-    assert [d["seat"] for d in slow] == [0] and slow[0]["ms"] < 500  # answered by the SDK in time
+    slow = [d for d in parse_replay(result.replay).decisions if d["ms"] > 600]
+    assert [d["seat"] for d in slow] == [0] and slow[0]["ms"] < 1000  # answered by the SDK in time
 
 
 def test_time_bank_absorbs_a_slow_move(tmp_path: Path) -> None:
