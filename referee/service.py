@@ -48,6 +48,7 @@ _MAX_MESSAGE_BYTES = 64 * 1024  # bot messages are tiny; anything bigger is host
 # Events wait this long for company before they are sent on their own; a Turn takes
 # them along at once. Fewer, larger messages: the transport costs per message.
 EVENT_FLUSH_SECONDS = 0.1
+KEEP_FINISHED = 200  # finished matches a long-running referee keeps in memory
 
 
 class RefereeError(ValueError):
@@ -432,9 +433,10 @@ class MatchRuntime:
 class RefereeCore:
     """Tokens, sessions and matches: the referee without its transport."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep_finished: int = KEEP_FINISHED) -> None:
         self.sessions: dict[str, PlayerSession] = {}
         self.matches: dict[str, MatchRuntime] = {}
+        self.keep_finished = keep_finished
         self._match_numbers = itertools.count(1)
 
     def issue_player_token(self, name: str, single_use: bool = False) -> str:
@@ -486,6 +488,7 @@ class RefereeCore:
             )
         if len(players) != seats:
             raise RefereeError(f"{seats} seats need {seats} player entries, got {len(players)}")
+        self._forget_old_matches()
         match_id = match_id or f"m{next(self._match_numbers)}-{secrets.token_hex(4)}"
         if match_id in self.matches:
             raise RefereeError(f"match id {match_id!r} is already in use")
@@ -506,6 +509,17 @@ class RefereeCore:
         self.matches[match_id] = runtime
         runtime.task = asyncio.get_running_loop().create_task(runtime.run())
         return runtime, tokens
+
+    def _forget_old_matches(self) -> None:
+        """A long-running referee keeps the last ``keep_finished`` finished matches (their
+        status, result and spectator feed) and forgets older ones with their seat tokens;
+        the arena keeps their replays."""
+        finished = [m for m, r in self.matches.items() if r.done.is_set() and not r.watchers]
+        for match_id in finished[: max(0, len(finished) - self.keep_finished)]:
+            runtime = self.matches.pop(match_id)
+            for session in runtime.sessions:
+                if session.single_use:
+                    self.sessions.pop(session.token, None)
 
     def forget_match(self, match_id: str) -> None:
         self.matches.pop(match_id, None)

@@ -165,3 +165,28 @@ def test_a_truncated_replay_says_so() -> None:
         parse_replay(
             "\n".join([*text.splitlines()[:2], '{"type": "event", "kin', *text.splitlines()[3:]])
         )
+
+
+def test_a_long_running_referee_forgets_old_finished_matches() -> None:
+    from referee.service import RefereeCore
+
+    async def scenario() -> tuple[list[str], list[str], int]:
+        core = RefereeCore(keep_finished=2)
+        config = MatchConfig(move_seconds=0.05)
+        ids = []
+        for _ in range(4):  # nobody connects: each match forfeits at once
+            runtime, _ = core.create_match(
+                "gin_rummy", {}, 2, 1, [None, None], config=config, start_timeout=0.01
+            )
+            ids.append(runtime.spec.match_id)
+            result = await runtime.wait()
+            assert result.reason == "forfeit"
+        runtime, _ = core.create_match(
+            "gin_rummy", {}, 2, 1, [None, None], config=config, start_timeout=0.01
+        )
+        await runtime.wait()
+        return ids, list(core.matches), len(core.sessions)
+
+    ids, kept, sessions = asyncio.run(scenario())
+    assert kept == [*ids[2:], kept[-1]] and len(kept) == 3
+    assert sessions == 6  # the forgotten matches' seat tokens are gone too
