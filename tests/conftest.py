@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -50,3 +52,43 @@ def arena(
             f"arena {' '.join(args)} exited {done.returncode}:\n{done.stderr}"
         )
     return done
+
+
+def sample_tournament(
+    db: Path, game: str, entrants: list[tuple[str, str]], seats: int, rules: list[str]
+) -> dict[str, Any]:
+    """Register sample bots (name, module in sample_bots/) and play one round of ``game``
+    through the CLI; returns its --json output."""
+    for name, module in entrants:
+        arena(
+            db,
+            "bots",
+            "add",
+            name,
+            "--game",
+            game,
+            "--",
+            sys.executable,
+            "-m",
+            f"sample_bots.{module}",
+        )
+    out = arena(
+        db,
+        "tournament",
+        "run",
+        "--game",
+        game,
+        "--bots",
+        ",".join(n for n, _ in entrants),
+        "--seats",
+        str(seats),
+        "--rounds",
+        "1",
+        "--concurrency",
+        "2",
+        "--rules",
+        *rules,
+        "--json",
+    )
+    result: dict[str, Any] = json.loads(out.stdout)
+    return result

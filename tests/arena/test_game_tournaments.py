@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from referee.game import game_names
-from tests.conftest import arena
+from tests.conftest import arena, sample_tournament
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
@@ -86,29 +86,7 @@ def test_every_game_has_a_table() -> None:
 def test_a_full_table_tournament_through_grpc(tmp_path: Path, case: str) -> None:
     game, seats, entrants, rules = TABLES[case]
     db = tmp_path / "arena.db"
-    for name, module in entrants:
-        arena(db, "bots", "add", name, "--game", game, "--", PY, "-m", f"sample_bots.{module}")
-    names = ",".join(n for n, _ in entrants)
-    out = json.loads(
-        arena(
-            db,
-            "tournament",
-            "run",
-            "--game",
-            game,
-            "--bots",
-            names,
-            "--seats",
-            str(seats),
-            "--rounds",
-            "1",
-            "--concurrency",
-            "2",
-            "--rules",
-            *rules,
-            "--json",
-        ).stdout
-    )
+    out = sample_tournament(db, game, entrants, seats, rules)
     assert out["played"] == seats and not out["errors"]  # one table, every seat rotation
     board = out["leaderboard"]
     assert sorted(r["entrant"] for r in board) == sorted(n for n, _ in entrants)

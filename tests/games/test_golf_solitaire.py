@@ -413,7 +413,10 @@ def test_deal_numbers_option_plays_those_deals_and_shows_them_after_the_match() 
 def test_deal_numbers_are_a_secret_option_for_players() -> None:
     from referee.rules import rules_to_strings
 
-    assert rules_to_strings(rules(holes=2, deal_numbers="2,906"), for_players=True)["deal_numbers"] == "hidden"
+    assert (
+        rules_to_strings(rules(holes=2, deal_numbers="2,906"), for_players=True)["deal_numbers"]
+        == "hidden"
+    )
     assert rules_to_strings(rules(holes=2), for_players=True)["deal_numbers"] == "none"
 
 

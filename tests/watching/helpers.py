@@ -29,7 +29,7 @@ from referee.match import (
     MatchSpec,
 )
 from referee.replay import Replay, parse_replay
-from tests.conftest import arena
+from tests.conftest import sample_tournament
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
@@ -60,33 +60,7 @@ TABLES: dict[str, tuple[int, list[tuple[str, str]], list[str]]] = {
 def run_tournament(db: Path, game: str) -> int:
     """A small round robin of ``game`` with the sample bots; returns the tournament id."""
     seats, bots, rules = TABLES[game]
-    names = []
-    for name, module in bots:
-        if not (ROOT / "sample_bots" / f"{module}.py").exists():
-            module = "random_bot"  # the game's strategy bot is not there (yet)
-        arena(db, "bots", "add", name, "--game", game, "--", PY, "-m", f"sample_bots.{module}")
-        names.append(name)
-    out = arena(
-        db,
-        "tournament",
-        "run",
-        "--game",
-        game,
-        "--bots",
-        ",".join(names),
-        "--seats",
-        str(seats),
-        "--rounds",
-        "1",
-        "--concurrency",
-        "2",
-        "--rules",
-        *rules,
-        "--json",
-    )
-    import json
-
-    data = json.loads(out.stdout)
+    data = sample_tournament(db, game, bots, seats, rules)
     assert not data["errors"], data["errors"]
     return int(data["tournament"])
 

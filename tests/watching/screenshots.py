@@ -12,11 +12,11 @@ import tempfile
 from pathlib import Path
 
 from referee.game import game_names
+from tests.conftest import arena
 from tests.watching.helpers import (
     CHROMIUM,
     CHROMIUM_ARGS,
     ROOT,
-    arena,
     browser_missing,
     run_tournament,
 )

@@ -19,9 +19,9 @@ from arena.web.replay_page import replay_html
 from referee.game import game_names
 from referee.match import MatchConfig
 from referee.replay import parse_replay
+from tests.conftest import arena
 from tests.watching.helpers import (
     CARD_WORD,
-    arena,
     cards_in,
     frames_of,
     hidden_from,

@@ -18,7 +18,8 @@ from referee.game import game_names
 from referee.match import MatchConfig
 from referee.replay import Replay, parse_replay
 from referee.views import to_jsonable
-from tests.watching.helpers import arena, frames_of, play_match
+from tests.conftest import arena
+from tests.watching.helpers import frames_of, play_match
 
 # Rule variants built in process (random play): every golf layout and several options,
 # the gin table sizes and preset, the golf solitaire presets, dingo and goninkan options.

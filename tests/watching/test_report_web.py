@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from tests.watching.helpers import ROOT, arena
+from tests.conftest import arena
+from tests.watching.helpers import ROOT
 
 
 def head_to_head(db: Path, tournament_id: int, a: str, b: str) -> tuple[int, int, int]:

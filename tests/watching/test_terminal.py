@@ -11,7 +11,8 @@ from typing import Any
 
 from arena.viewer import event_text
 from referee.replay import parse_replay
-from tests.watching.helpers import ROOT, arena
+from tests.conftest import arena
+from tests.watching.helpers import ROOT
 
 
 def test_a_seats_view_reads_exactly_its_event_texts(tournament: Any) -> None:
