@@ -52,18 +52,31 @@ def _time_up(signum: int, frame: Any) -> None:
 
 
 @contextlib.contextmanager
-def _deadline(seconds: float) -> Iterator[None]:
-    """Interrupt the block with _TimeUp after ``seconds`` (main thread only)."""
+def _alarm_handler() -> Iterator[bool]:
+    """Install the SIGALRM handler for the whole run (once, not per decision); yields
+    whether deadlines can be enforced (only in the main thread)."""
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield False
         return
     previous = signal.signal(signal.SIGALRM, _time_up)
+    try:
+        yield True
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float, armed: bool) -> Iterator[None]:
+    """Interrupt the block with _TimeUp after ``seconds`` (when ``armed``)."""
+    if not armed:
+        yield
+        return
     signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 class BotRunner:
@@ -86,11 +99,13 @@ class BotRunner:
         self.on_message = on_message
         self.matches_played = 0
         self._failures = 0
+        self._armed = False  # whether choose() runs under a SIGALRM deadline
 
     def run(self) -> None:
         """Play until the referee closes the stream; reconnect after transport errors
         (giving up after several failures in a row)."""
-        asyncio.run(self._run())
+        with _alarm_handler() as self._armed:
+            asyncio.run(self._run())
 
     async def _run(self) -> None:
         self._failures = 0
@@ -137,7 +152,7 @@ class BotRunner:
         legal = list(turn.legal_actions)
         fallback = legal[0]
         try:
-            with _deadline(turn.seconds_left - SAFETY_MARGIN):
+            with _deadline(turn.seconds_left - SAFETY_MARGIN, self._armed):
                 code = self.choose(observation, legal)
         except _TimeUp:
             _log(self.name, f"choose() missed its deadline; playing {fallback!r}")

@@ -29,8 +29,8 @@ class ReplayError(ValueError):
     """A replay that cannot be read: not JSON Lines, no header, truncated, unknown schema."""
 
 
-def _dump(obj: dict[str, Any]) -> str:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+# One encoder for every line: json.dumps with options builds a new encoder per call.
+_dump = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
 def now_iso() -> str:

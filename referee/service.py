@@ -45,8 +45,8 @@ PROTOCOL = "referee.v1"
 HELLO_TIMEOUT = 30.0  # seconds a new stream has to say hello
 _EXPIRED_MEMORY = 256  # request ids remembered to tell "late" from "unknown"
 _MAX_MESSAGE_BYTES = 64 * 1024  # bot messages are tiny; anything bigger is hostile
-# Events wait this long for company before they are sent on their own; a Turn takes
-# them along at once. Fewer, larger messages: the transport costs per message.
+# Events wait up to this long for company before they are sent on their own; a Turn
+# takes them along at once. Fewer, larger messages: the transport costs per message.
 EVENT_FLUSH_SECONDS = 0.1
 KEEP_FINISHED = 200  # finished matches a long-running referee keeps in memory
 
@@ -73,11 +73,45 @@ class _Connection:
         self.queue.put_nowait(None)
 
 
+class EventBatcher:
+    """Sends the events sessions hold back once they are half a flush period old (so none
+    waits longer than EVENT_FLUSH_SECONDS), unless a Turn takes them along first.
+
+    One timer serves every session of a referee: arming and cancelling a timer per
+    session and step cost more than the rest of the batching."""
+
+    def __init__(self) -> None:
+        self.waiting: dict[PlayerSession, float] = {}  # session -> when its events began
+        self._timer: asyncio.TimerHandle | None = None
+
+    def hold(self, session: PlayerSession) -> None:
+        if session not in self.waiting:
+            loop = asyncio.get_running_loop()
+            self.waiting[session] = loop.time()
+            if self._timer is None:
+                self._timer = loop.call_later(EVENT_FLUSH_SECONDS / 2, self._tick)
+
+    def release(self, session: PlayerSession) -> None:
+        self.waiting.pop(session, None)
+
+    def _tick(self) -> None:
+        self._timer = None
+        loop = asyncio.get_running_loop()
+        due = loop.time() - EVENT_FLUSH_SECONDS / 2
+        for session, since in list(self.waiting.items()):
+            if since <= due:
+                session.flush_events()
+        if self.waiting:
+            self._timer = loop.call_later(EVENT_FLUSH_SECONDS / 2, self._tick)
+
+
 class PlayerSession:
     """Everything the referee holds for one token: its connection, the match it is seated
     in, and the decision it owes."""
 
-    def __init__(self, token: str, name: str, single_use: bool = False) -> None:
+    def __init__(
+        self, token: str, name: str, batcher: EventBatcher, single_use: bool = False
+    ) -> None:
         self.token = token
         self.name = name
         self.single_use = single_use  # a seat token: retired when its match ends
@@ -93,24 +127,22 @@ class PlayerSession:
         self.gone: str | None = None  # set when the bot's process is known to be dead
         self.gone_kind: FaultKind = "crash"
         self.events: list[pb.EventNotice] = []  # not yet sent
-        self._flush: asyncio.TimerHandle | None = None
+        self.batcher = batcher
 
     def send(self, message: pb.RefereeMessage) -> None:
         if self.connection is not None:
             self.connection.queue.put_nowait(message)
 
     def add_events(self, notices: list[pb.EventNotice]) -> None:
-        self.events.extend(notices)
-        if self._flush is None:
-            self._flush = asyncio.get_running_loop().call_later(
-                EVENT_FLUSH_SECONDS, self.flush_events
-            )
+        if notices:
+            self.events.extend(notices)
+            self.batcher.hold(self)
 
     def take_events(self) -> list[pb.EventNotice]:
         """The pending events, to travel with a Turn."""
-        if self._flush is not None:
-            self._flush.cancel()
-            self._flush = None
+        if not self.events:
+            return []
+        self.batcher.release(self)
         events, self.events = self.events, []
         return events
 
@@ -436,6 +468,7 @@ class RefereeCore:
     def __init__(self, keep_finished: int = KEEP_FINISHED) -> None:
         self.sessions: dict[str, PlayerSession] = {}
         self.matches: dict[str, MatchRuntime] = {}
+        self.batcher = EventBatcher()
         self.keep_finished = keep_finished
         self._match_numbers = itertools.count(1)
 
@@ -443,7 +476,7 @@ class RefereeCore:
         """A token for a player that may be seated in many matches (or, single_use, in the
         one match it is issued for)."""
         token = secrets.token_urlsafe(24)
-        self.sessions[token] = PlayerSession(token, name, single_use)
+        self.sessions[token] = PlayerSession(token, name, self.batcher, single_use)
         return token
 
     def session(self, token: str) -> PlayerSession | None:

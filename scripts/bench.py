@@ -1,13 +1,20 @@
 """Benchmarks for Card Arena, measured in one run so their ratios mean something.
 
-1. A bare grpc.aio bidirectional ping-pong on loopback (a server process, client
-   processes), at 1 and at N concurrent streams: the transport's ceiling.
-2. A real tournament of random bots through the referee (bot processes over a Unix
-   socket, N matches at once, results stored in SQLite): decisions/s and matches/s.
-3. Each engine's random playouts in process: decisions/s.
+1. A bare grpc.aio bidirectional ping-pong on loopback (a server process; grpc.aio
+   client processes, as the bot SDK is): one stream; N streams from N processes (one
+   each, like bots); N streams from one process. Round trips/s, and the CPU time per
+   round trip of the server and of the clients.
+2. The bots' ceiling: N random-bot processes (the Python SDK) against a null referee
+   that answers every action with the same recorded Turn and does no work.
+3. A real tournament of random bots through the referee (bot processes over a Unix
+   socket, 1 and N matches at once, results stored in SQLite): decisions/s, matches/s,
+   and CPU time per decision of the referee's process and of the bots.
+4. Each engine's random playouts in process: decisions/s.
 
 Printed: the figures and the ratios DESIGN.md sets targets for (referee at N matches
->= 0.8 x ping-pong at N streams; every engine >= 3 x the referee's decisions/s).
+>= 0.8 x ping-pong at N streams; every engine >= 3 x the referee's decisions/s), with
+the ratios that say where the time goes. Every process shares the machine's cores, so
+the CPU figures per decision explain the throughput ones.
 Usage: scripts/bench [--streams 16] [--seconds 8] [--games gin_rummy,golf] [--json]
 """
 
@@ -20,6 +27,7 @@ import json
 import multiprocessing as mp
 import os
 import random
+import subprocess
 import sys
 import tempfile
 import time
@@ -55,61 +63,74 @@ def _ping_server(address: str, ready: mp.synchronize.Event) -> None:  # type: ig
     asyncio.run(main())
 
 
-def _ping_client(address: str, streams: int, seconds: float, out: mp.Queue) -> None:  # type: ignore[type-arg]
-    """Sync client (like the bot SDK), one thread per stream."""
-    import threading
+def _ping_client(address: str, streams: int, seconds: float) -> None:
+    """A grpc.aio client (as the bot SDK is) with ``streams`` streams, each on its own
+    channel; prints its round trips and CPU seconds."""
 
-    counts = [0] * streams
-    payload = b"x" * 200  # about a Turn's size
-    stop_at = time.monotonic() + seconds
+    async def one(stop_at: float) -> int:
+        async with grpc.aio.insecure_channel(address) as channel:
+            call = channel.stream_stream(PING)()
+            payload = b"x" * 600  # about a Turn's size
+            count = 0
+            while time.monotonic() < stop_at:
+                await call.write(payload)
+                await call.read()
+                count += 1
+            call.cancel()
+            return count
 
-    def run(i: int) -> None:
-        import queue
+    async def main() -> None:
+        cpu = time.process_time()
+        counts = await asyncio.gather(*(one(time.monotonic() + seconds) for _ in range(streams)))
+        print(sum(counts), time.process_time() - cpu)
 
-        with grpc.insecure_channel(address) as channel:
-            call = channel.stream_stream(PING)
-            q: queue.Queue[bytes | None] = queue.Queue()
-            q.put(payload)
-
-            def gen():  # type: ignore[no-untyped-def]
-                while (item := q.get()) is not None:
-                    yield item
-
-            for _ in call(gen()):
-                counts[i] += 1
-                if time.monotonic() >= stop_at:
-                    q.put(None)
-                    break
-                q.put(payload)
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(streams)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    out.put(sum(counts))
+    asyncio.run(main())
 
 
-def ping_pong(streams: int, seconds: float, processes: int) -> float:
-    """Round trips per second with ``streams`` streams spread over ``processes`` clients."""
+def ping_pong(streams: int, seconds: float, processes: int) -> dict[str, float]:
+    """Round trips per second with ``streams`` streams spread over ``processes`` clients,
+    and the CPU time per round trip of the server and of the clients."""
     tmp = tempfile.mkdtemp(prefix="bench-")
     address = f"unix:{tmp}/ping.sock"
     ready = mp.Event()
     server = mp.Process(target=_ping_server, args=(address, ready), daemon=True)
     server.start()
     ready.wait(10)
-    out: mp.Queue[int] = mp.Queue()
     per = [streams // processes + (1 if i < streams % processes else 0) for i in range(processes)]
-    clients = [mp.Process(target=_ping_client, args=(address, n, seconds, out)) for n in per if n]
+    server_cpu = cpu_seconds([server.pid or 0])
     start = time.monotonic()
-    for c in clients:
-        c.start()
-    total = sum(out.get() for _ in clients)
+    # Fresh interpreters, as bots are: forked children share the parent's warmed memory
+    # and cost about a third less CPU per round trip here, which no bot gets.
+    clients = [
+        subprocess.Popen(
+            [sys.executable, __file__, "--ping-client", address, str(n), str(seconds)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for n in per
+        if n
+    ]
+    results = [tuple(map(float, c.communicate()[0].split())) for c in clients]
     elapsed = time.monotonic() - start
-    for c in clients:
-        c.join()
+    server_cpu = cpu_seconds([server.pid or 0]) - server_cpu
     server.terminate()
-    return total / elapsed
+    trips = sum(n for n, _ in results)
+    return {
+        "per_s": trips / elapsed,
+        "server_us": server_cpu / trips * 1e6,
+        "clients_us": sum(c for _, c in results) / trips * 1e6,
+    }
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds used so far by these processes (all their threads)."""
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError, ValueError):
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 # ---- 2. the referee ------------------------------------------------------------------
@@ -157,22 +178,118 @@ def referee_tournament(game: str, matches_at_once: int, seconds: float) -> dict[
             live = sum(m.driver.decisions for m in core.matches.values() if m.driver is not None)
             return finished["decisions"] + live
 
-        async def measure() -> tuple[float, int, int]:
+        def running() -> int:
+            return sum(1 for m in core.matches.values() if m.state == "running")
+
+        async def measure() -> dict[str, float]:
             task = asyncio.get_running_loop().create_task(
                 runner.run_tournament(store, record.id, progress, core=core)
             )
-            await asyncio.sleep(3.0)  # warm-up: bot processes start and connect
+            # Warm-up: every bot process started (that costs far more CPU than a
+            # decision) and every match running, then a second more.
+            while running() < matches_at_once and not task.done():
+                await asyncio.sleep(0.2)
+            await asyncio.sleep(1.0)
+            bots = _descendants(os.getpid())
             d0, m0, t0 = decisions_now(), finished["matches"], time.monotonic()
+            own0, bots0 = time.process_time(), cpu_seconds(bots)
             await asyncio.sleep(seconds)
             d1, m1, t1 = decisions_now(), finished["matches"], time.monotonic()
+            own1, bots1 = time.process_time(), cpu_seconds(bots)
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-            return t1 - t0, d1 - d0, m1 - m0
+            decisions = d1 - d0
+            return {
+                "decisions_per_s": decisions / (t1 - t0),
+                "matches_per_s": (m1 - m0) / (t1 - t0),
+                "referee_us": (own1 - own0) / decisions * 1e6,
+                "bots_us": (bots1 - bots0) / decisions * 1e6,
+            }
 
-        elapsed, decisions, matches = asyncio.run(measure())
+        figures = asyncio.run(measure())
         store.close()
-    return {"decisions_per_s": decisions / elapsed, "matches_per_s": matches / elapsed}
+    return figures
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every live descendant process of ``pid`` (bots and whatever they started)."""
+    found: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{task}/children") as f:
+                for child in map(int, f.read().split()):
+                    found += [child, *_descendants(child)]
+    return found
+
+
+# ---- 2b. the bots' ceiling --------------------------------------------------------------
+
+
+def null_referee(bots: int, seconds: float) -> dict[str, float]:
+    """The same random-bot processes (the Python SDK) against a server that does no
+    work: it answers every action with the same recorded mid-game Gin Rummy Turn. What
+    the bots alone allow on this machine, whatever the referee does."""
+    from referee.game import get_game
+    from referee.v1 import referee_pb2 as pb
+    from referee.views import fill_observation
+
+    game = get_game("gin_rummy")
+    state, rng = game.initial_state(game.Rules(), 2, 5), random.Random(3)
+    for _ in range(60):
+        seat = game.to_act(state)[0]
+        state = game.apply(state, seat, rng.choice(game.legal_actions(state, seat)))
+    seat = game.to_act(state)[0]
+    turn = pb.Turn(
+        request_id=1,
+        match_id="bench",
+        seat=seat,
+        seconds_left=10.0,
+        legal_actions=[game.encode(a) for a in game.legal_actions(state, seat)],
+    )
+    fill_observation(turn.observation, "gin_rummy", game.observation(state, seat))
+    turn_bytes = pb.RefereeMessage(turn=turn).SerializeToString()
+    answers = [0]
+
+    async def play(requests, context):  # type: ignore[no-untyped-def]
+        await anext(requests)  # the hello
+        yield pb.RefereeMessage(welcome=pb.Welcome(player="bench")).SerializeToString()
+        start = pb.MatchStart(match_id="bench", game="gin_rummy", seat=seat, seats=2)
+        yield pb.RefereeMessage(match_start=start).SerializeToString()
+        yield turn_bytes
+        async for _ in requests:
+            answers[0] += 1
+            yield turn_bytes
+
+    async def main() -> dict[str, float]:
+        server = grpc.aio.server()
+        handler = grpc.method_handlers_generic_handler(
+            "referee.v1.Referee", {"Play": grpc.stream_stream_rpc_method_handler(play)}
+        )
+        server.add_generic_rpc_handlers((handler,))
+        tmp = tempfile.mkdtemp(prefix="bench-")
+        address = f"unix:{tmp}/null.sock"
+        server.add_insecure_port(address)
+        await server.start()
+        env = dict(os.environ, ARENA_TARGET=address, ARENA_TOKEN="bench")
+        command = [sys.executable, "-m", "sample_bots.random_bot"]
+        procs = [
+            subprocess.Popen(command, env=env, cwd=ROOT, stderr=subprocess.DEVNULL)
+            for _ in range(bots)
+        ]
+        while answers[0] < 100 * bots:  # warm-up: every bot started and playing
+            await asyncio.sleep(0.2)
+        pids = [p.pid for p in procs]
+        n0, cpu0, t0 = answers[0], cpu_seconds(pids), time.monotonic()
+        await asyncio.sleep(seconds)
+        n1, cpu1, t1 = answers[0], cpu_seconds(pids), time.monotonic()
+        for p in procs:
+            p.kill()
+            p.wait()
+        await server.stop(0)
+        return {"per_s": (n1 - n0) / (t1 - t0), "bots_us": (cpu1 - cpu0) / (n1 - n0) * 1e6}
+
+    return asyncio.run(main())
 
 
 # ---- 3. engines ---------------------------------------------------------------------------
@@ -202,6 +319,10 @@ def engine_playouts(game_name: str, seconds: float) -> float:
 def main() -> None:
     from referee.game import game_names
 
+    if sys.argv[1:2] == ["--ping-client"]:  # a client process of ping_pong()
+        _ping_client(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))
+        return
+
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -214,35 +335,46 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
+    n = args.streams
     results: dict[str, float] = {}
-    results["pingpong_1_stream"] = ping_pong(1, args.seconds, 1)
-    results[f"pingpong_{args.streams}_streams_1_process"] = ping_pong(args.streams, args.seconds, 1)
-    results[f"pingpong_{args.streams}_streams_{args.streams}_processes"] = ping_pong(
-        args.streams, args.seconds, args.streams
-    )
-    ref1 = referee_tournament(args.referee_game, 1, args.seconds)
-    refn = referee_tournament(args.referee_game, args.streams, args.seconds)
-    results["referee_1_match_decisions_per_s"] = ref1["decisions_per_s"]
-    results[f"referee_{args.streams}_matches_decisions_per_s"] = refn["decisions_per_s"]
-    results[f"referee_{args.streams}_matches_matches_per_s"] = refn["matches_per_s"]
-    for name in [g for g in args.games.split(",") if g]:
+
+    def record(prefix: str, figures: dict[str, float]) -> None:
+        results.update({f"{prefix}_{key}": value for key, value in figures.items()})
+
+    record("pingpong_1_stream", ping_pong(1, args.seconds, 1))
+    record(f"pingpong_{n}_streams_{n}_processes", ping_pong(n, args.seconds, n))
+    record(f"pingpong_{n}_streams_1_process", ping_pong(n, args.seconds, 1))
+    record(f"null_referee_{n}_bots", null_referee(n, args.seconds))
+    record("referee_1_match", referee_tournament(args.referee_game, 1, args.seconds))
+    record(f"referee_{n}_matches", referee_tournament(args.referee_game, n, args.seconds))
+    games = [g for g in args.games.split(",") if g]
+    for name in games:
         results[f"engine_{name}_decisions_per_s"] = engine_playouts(name, args.seconds)
 
-    n = args.streams
+    referee = results[f"referee_{n}_matches_decisions_per_s"]
+    pingpong = results[f"pingpong_{n}_streams_{n}_processes_per_s"]
     ratios = {
-        f"referee@{n} / pingpong@{n} (1 client process)": results[
-            f"referee_{n}_matches_decisions_per_s"
-        ]
-        / results[f"pingpong_{n}_streams_1_process"],
-        f"referee@{n} / pingpong@{n} ({n} client processes, like the bots)": results[
-            f"referee_{n}_matches_decisions_per_s"
-        ]
-        / results[f"pingpong_{n}_streams_{n}_processes"],
+        f"referee@{n} / pingpong@{n} ({n} client processes, like the bots) [target 0.8]": (
+            referee / pingpong
+        ),
+        f"referee@{n} / pingpong@{n} (1 client process)": (
+            referee / results[f"pingpong_{n}_streams_1_process_per_s"]
+        ),
+        f"null referee@{n} / pingpong@{n} ({n} processes): the most the bots allow": (
+            results[f"null_referee_{n}_bots_per_s"] / pingpong
+        ),
+        "referee CPU per decision / echo server CPU per round trip": (
+            results[f"referee_{n}_matches_referee_us"]
+            / results[f"pingpong_{n}_streams_{n}_processes_server_us"]
+        ),
+        "bot CPU per decision / ping-pong client CPU per round trip": (
+            results[f"referee_{n}_matches_bots_us"]
+            / results[f"pingpong_{n}_streams_{n}_processes_clients_us"]
+        ),
     }
-    for name in [g for g in args.games.split(",") if g]:
-        ratios[f"engine {name} / referee@{n}"] = (
-            results[f"engine_{name}_decisions_per_s"]
-            / results[f"referee_{n}_matches_decisions_per_s"]
+    for name in games:
+        ratios[f"engine {name} / referee@{n} [target 3]"] = (
+            results[f"engine_{name}_decisions_per_s"] / referee
         )
     if args.json:
         print(json.dumps({"figures": results, "ratios": ratios}, indent=2))
@@ -250,11 +382,12 @@ def main() -> None:
     print(
         f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, grpcio {grpc.__version__}"
     )
+    print("figures (per_s: round trips or decisions per second; _us: CPU microseconds each):")
     for key, value in results.items():
-        print(f"{key:55s} {value:12,.2f}" if value < 100 else f"{key:55s} {value:12,.0f}")
-    print("ratios (targets: referee/pingpong >= 0.8; engine/referee >= 3):")
+        print(f"  {key:60s} {value:12,.2f}" if value < 100 else f"  {key:60s} {value:12,.0f}")
+    print("ratios:")
     for key, value in ratios.items():
-        print(f"  {key:75s} {value:6.2f}")
+        print(f"  {key:80s} {value:6.2f}")
 
 
 if __name__ == "__main__":

@@ -66,19 +66,37 @@ def mask_of(cards: Iterable[Card]) -> int:
     return m
 
 
+@cache
+def _suit_indices(m: int) -> tuple[int, ...]:
+    """The card indices in ``m``, a mask of one suit's 13 bits shifted into place."""
+    return tuple(i for i in range(m.bit_length()) if m >> i & 1)
+
+
+@cache
+def _suit_cards(m: int) -> tuple[Card, ...]:
+    return tuple(STANDARD_DECK[i] for i in _suit_indices(m))
+
+
+# Views and meld search turn masks into cards on every decision: a cached lookup per suit
+# beats a loop over the bits.
+_SUITS = (0x1FFF, 0x1FFF << 13, 0x1FFF << 26, 0x1FFF << 39)
+
+
 def bits(m: int) -> list[int]:
     """The card indices in ``m``, ascending."""
-    out = []
-    while m:
-        low = m & -m
-        out.append(low.bit_length() - 1)
-        m ^= low
-    return out
+    c, d, h, s = _SUITS
+    return [
+        *_suit_indices(m & c),
+        *_suit_indices(m & d),
+        *_suit_indices(m & h),
+        *_suit_indices(m & s),
+    ]
 
 
 def cards_of(m: int) -> tuple[Card, ...]:
     """The cards in ``m`` in index order (suit, then rank)."""
-    return tuple(STANDARD_DECK[i] for i in bits(m))
+    c, d, h, s = _SUITS
+    return _suit_cards(m & c) + _suit_cards(m & d) + _suit_cards(m & h) + _suit_cards(m & s)
 
 
 @cache
