@@ -15,6 +15,7 @@ import itertools
 import logging
 import secrets
 import time
+from array import array
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -34,7 +35,7 @@ from referee.match import (
     MatchSpec,
     SeatFault,
 )
-from referee.replay import now_iso
+from referee.replay import now_iso, parse_replay, simulate
 from referee.rules import RulesError, describe_rules, rules_to_strings
 from referee.v1 import referee_pb2 as pb
 from referee.views import fill_observation, observation_message
@@ -49,6 +50,10 @@ _MAX_MESSAGE_BYTES = 64 * 1024  # bot messages are tiny; anything bigger is host
 # takes them along at once. Fewer, larger messages: the transport costs per message.
 EVENT_FLUSH_SECONDS = 0.1
 KEEP_FINISHED = 200  # finished matches a long-running referee keeps in memory
+
+
+# One step of a match's spectator feed: (time, events, state after them, result at the end).
+FeedEntry = tuple[float, Sequence[Event], Any, "MatchResult | None"]
 
 
 class RefereeError(ValueError):
@@ -387,8 +392,12 @@ class MatchRuntime:
         self.driver: MatchDriver | None = None
         self.result: MatchResult | None = None
         self.error: str | None = None
-        # (time, events, state after them, result): turned into messages only for watchers
-        self.feed: list[tuple[float, Sequence[Event], Any, MatchResult | None]] = []
+        # (time, events, state after them, result): turned into messages only for watchers.
+        # Emptied when the match is over (it holds every state: ten times the replay's
+        # size); a watcher of a finished match gets it rebuilt from the replay, with the
+        # times kept here (so a spectator delay still holds for a match just over).
+        self.feed: list[FeedEntry] = []
+        self.feed_times = array("d")
         self.feed_changed = asyncio.Condition()
         self.done = asyncio.Event()
         self.watchers = 0
@@ -399,8 +408,25 @@ class MatchRuntime:
         if self.watchers:
             asyncio.get_running_loop().create_task(self._wake_watchers())
 
-    def watch_message(self, index: int) -> tuple[float, pb.WatchMessage]:
-        stamp, events, state, result = self.feed[index]
+    def watch_feed(self) -> list[FeedEntry]:
+        """The feed a new watcher follows: the live one (it keeps growing until the match
+        is over), or a finished match's, rebuilt from its replay."""
+        if self.result is None or not self.done.is_set():
+            return self.feed
+        game, _, steps = simulate(parse_replay(self.result.replay))
+        feed: list[FeedEntry] = []
+        state = None
+        for step in steps:
+            state = step.state
+            if step.line["type"] in ("header", "decision") and (events := game.events(state)):
+                feed.append((0.0, events, state, None))
+        feed.append((0.0, (), state, self.result))
+        if len(feed) == len(self.feed_times):
+            feed = [(t, *entry[1:]) for t, entry in zip(self.feed_times, feed, strict=True)]
+        return feed
+
+    def watch_message(self, entry: FeedEntry) -> tuple[float, pb.WatchMessage]:
+        stamp, events, state, result = entry
         view = get_game(self.spec.game).public_view(state)
         message = pb.WatchMessage(
             match_id=self.spec.match_id,
@@ -446,6 +472,9 @@ class MatchRuntime:
             for session in self.sessions:
                 if session.single_use:
                     session.mark_gone("the match this seat token was issued for is over")
+            if self.result is not None:
+                self.feed_times = array("d", (entry[0] for entry in self.feed))
+                self.feed = []  # watchers hold their own reference; new ones rebuild it
             self.done.set()
             await self._wake_watchers()
 
@@ -641,16 +670,17 @@ class RefereeServicer:
         start = _match_start(runtime.spec, -1)
         yield pb.WatchMessage(match_id=runtime.spec.match_id, match_start=start)
         index = 0
+        feed = runtime.watch_feed()
         runtime.watchers += 1
         try:
             while True:
                 async with runtime.feed_changed:
                     await runtime.feed_changed.wait_for(
-                        lambda: index < len(runtime.feed) or runtime.done.is_set()  # noqa: B023
+                        lambda: index < len(feed) or runtime.done.is_set()  # noqa: B023
                     )
-                if index >= len(runtime.feed):
+                if index >= len(feed):
                     return
-                stamp, message = runtime.watch_message(index)
+                stamp, message = runtime.watch_message(feed[index])
                 index += 1
                 wait = stamp + delay - time.monotonic()
                 if wait > 0:

@@ -11,7 +11,7 @@ from typing import Any
 from arena.bots import BotPool
 from arena.store import Entrant
 from referee.match import MatchConfig, MatchResult
-from referee.service import RefereeCore, start_server
+from referee.service import MatchRuntime, RefereeCore, start_server
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
@@ -34,8 +34,10 @@ async def play_match(
     game: str = "gin_rummy",
     rules: dict[str, Any] | None = None,
     seed: int = 1,
+    runtimes: list[MatchRuntime] | None = None,
 ) -> MatchResult:
-    """One match between real bot processes through a real referee."""
+    """One match between real bot processes through a real referee (its runtime is
+    appended to ``runtimes`` when given)."""
     core = RefereeCore()
     address = f"unix:{tmp}/referee.sock"
     server = await start_server(core, [address])
@@ -52,6 +54,8 @@ async def play_match(
             config=config or MatchConfig(move_seconds=5.0),
             start_timeout=30.0,
         )
+        if runtimes is not None:
+            runtimes.append(runtime)
         return await asyncio.wait_for(runtime.wait(), 180)
     finally:
         await pool.close()

@@ -12,9 +12,10 @@ import pytest
 from google.protobuf import text_format
 
 from arena.viewer import event_text
+from referee.game import get_game
 from referee.match import MatchConfig
 from referee.replay import parse_replay, simulate, verify_replay
-from referee.service import RefereeCore, start_server
+from referee.service import MatchRuntime, RefereeCore, start_server
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
 from referee.views import observation_message
@@ -24,6 +25,20 @@ from tests.service.conftest import PY, RANDOM_BOT, misbehaving, play_match
 def verified(replay: str) -> None:
     report = verify_replay(parse_replay(replay))
     assert report.ok, report.mismatches
+
+
+def test_a_finished_match_keeps_its_replay_not_every_state(tmp_path: Path) -> None:
+    runtimes: list[MatchRuntime] = []
+    result = asyncio.run(play_match(tmp_path, [RANDOM_BOT, RANDOM_BOT], runtimes=runtimes))
+    runtime = runtimes[0]
+    assert runtime.feed == []  # the live feed held every state of the match
+    rebuilt = runtime.watch_feed()  # what a spectator arriving now follows
+    assert len(rebuilt) > 2 and rebuilt[-1][3] is result
+    # one rebuilt step per live one, each at the time it happened (for spectator delays)
+    assert [entry[0] for entry in rebuilt] == list(runtime.feed_times)
+    assert all(t > 0 for t in runtime.feed_times)
+    final_state = rebuilt[-1][2]
+    assert get_game("gin_rummy").outcome(final_state) == result.outcome
 
 
 def test_two_random_bots_play_a_whole_match(tmp_path: Path) -> None:
