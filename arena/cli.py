@@ -27,6 +27,7 @@ from referee.game import RulesError, UnknownGame, game_names, get_game, parse_ru
 from referee.match import MatchConfigError
 from referee.replay import ReplayError, parse_replay, verify_replay
 from referee.rules import describe_rules, parse_option_strings
+from referee.service import tune_gc
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 bots_app = typer.Typer(no_args_is_help=True, help="Register and list bots (entrants).")
@@ -707,6 +708,7 @@ watching.register(app, replay_app)
 
 def main() -> None:
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    tune_gc()  # the referee runs in this process (or `arena serve` is this process)
     app()
 
 

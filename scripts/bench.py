@@ -322,6 +322,9 @@ def main() -> None:
     if sys.argv[1:2] == ["--ping-client"]:  # a client process of ping_pong()
         _ping_client(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))
         return
+    from referee.service import tune_gc
+
+    tune_gc()  # as the arena's process does: the referee runs in this one
 
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
