@@ -337,20 +337,21 @@ class StreamSeat:
         request_id = next(_request_ids)
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         session.pending[request_id] = _Pending(future, request.match_id, request.seat)
-        turn = pb.Turn(
-            request_id=request_id,
-            match_id=request.match_id,
-            seat=request.seat,
-            seconds_left=request.seconds,
-            deadline_unix_ms=int((time.time() + request.seconds) * 1000),
-            time_bank_left=request.time_bank_left,
-            legal_actions=request.legal,
-            decision_number=request.number,
-            events=session.take_events(),
-        )
-        fill_observation(turn.observation, self.game, request.view)  # in place: no copy
+        # Built in place inside its envelope: a Turn passed to RefereeMessage() is copied.
+        message = pb.RefereeMessage()
+        turn = message.turn
+        turn.request_id = request_id
+        turn.match_id = request.match_id
+        turn.seat = request.seat
+        turn.seconds_left = request.seconds
+        turn.deadline_unix_ms = int((time.time() + request.seconds) * 1000)
+        turn.time_bank_left = request.time_bank_left
+        turn.legal_actions.extend(request.legal)
+        turn.decision_number = request.number
+        turn.events.extend(session.take_events())
+        fill_observation(turn.observation, self.game, request.view)
         session.turn, session.turn_deadline = turn, time.monotonic() + request.seconds
-        session.send(pb.RefereeMessage(turn=turn))
+        session.send(message)
         try:
             async with asyncio.timeout(request.seconds):
                 return await future
