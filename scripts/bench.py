@@ -15,7 +15,7 @@ Printed: the figures and the ratios DESIGN.md sets targets for (referee at N mat
 >= 0.8 x ping-pong at N streams; every engine >= 3 x the referee's decisions/s), with
 the ratios that say where the time goes. Every process shares the machine's cores, so
 the CPU figures per decision explain the throughput ones.
-Usage: scripts/bench [--streams 16] [--seconds 8] [--games gin_rummy,golf] [--json]
+The figures that share the cores (1-3) are measured in --rounds rounds and reported as\nmedians; each ratio is taken within a round, then the median over rounds.\nUsage: scripts/bench [--streams 16] [--seconds 8] [--rounds 3] [--games gin_rummy,golf] [--json]
 """
 
 from __future__ import annotations
@@ -27,11 +27,14 @@ import json
 import multiprocessing as mp
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import grpc
 
@@ -65,24 +68,35 @@ def _ping_server(address: str, ready: mp.synchronize.Event) -> None:  # type: ig
 
 def _ping_client(address: str, streams: int, seconds: float) -> None:
     """A grpc.aio client (as the bot SDK is) with ``streams`` streams, each on its own
-    channel; prints its round trips and CPU seconds."""
+    channel. Once every stream has made a round trip it prints "ready" and waits for a
+    line on stdin; then it plays for ``seconds`` and prints its round trips and CPU
+    seconds of that time."""
 
-    async def one(stop_at: float) -> int:
-        async with grpc.aio.insecure_channel(address) as channel:
-            call = channel.stream_stream(PING)()
-            payload = b"x" * 600  # about a Turn's size
+    async def main() -> None:
+        channels = [grpc.aio.insecure_channel(address) for _ in range(streams)]
+        calls = [channel.stream_stream(PING)() for channel in channels]
+        payload = b"x" * 600  # about a Turn's size
+        for call in calls:  # warm-up: connected, and the first message through
+            await call.write(payload)
+            await call.read()
+        print("ready", flush=True)
+        sys.stdin.readline()  # the go: every client starts at once, after all started up
+
+        async def play(call: Any, stop_at: float) -> int:
             count = 0
             while time.monotonic() < stop_at:
                 await call.write(payload)
                 await call.read()
                 count += 1
-            call.cancel()
             return count
 
-    async def main() -> None:
-        cpu = time.process_time()
-        counts = await asyncio.gather(*(one(time.monotonic() + seconds) for _ in range(streams)))
-        print(sum(counts), time.process_time() - cpu)
+        cpu, stop_at = time.process_time(), time.monotonic() + seconds
+        counts = await asyncio.gather(*(play(call, stop_at) for call in calls))
+        print(sum(counts), time.process_time() - cpu, flush=True)
+        for call in calls:
+            call.cancel()
+        for channel in channels:
+            await channel.close()
 
     asyncio.run(main())
 
@@ -97,26 +111,31 @@ def ping_pong(streams: int, seconds: float, processes: int) -> dict[str, float]:
     server.start()
     ready.wait(10)
     per = [streams // processes + (1 if i < streams % processes else 0) for i in range(processes)]
-    server_cpu = cpu_seconds([server.pid or 0])
-    start = time.monotonic()
     # Fresh interpreters, as bots are: forked children share the parent's warmed memory
     # and cost about a third less CPU per round trip here, which no bot gets.
     clients = [
         subprocess.Popen(
             [sys.executable, __file__, "--ping-client", address, str(n), str(seconds)],
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
         )
         for n in per
         if n
     ]
+    for client in clients:  # their start-up is not measured
+        assert client.stdout is not None and client.stdout.readline().strip() == "ready"
+    server_cpu = cpu_seconds([server.pid or 0])
+    for client in clients:
+        assert client.stdin is not None
+        client.stdin.write("go\n")
+        client.stdin.flush()
     results = [tuple(map(float, c.communicate()[0].split())) for c in clients]
-    elapsed = time.monotonic() - start
     server_cpu = cpu_seconds([server.pid or 0]) - server_cpu
     server.terminate()
     trips = sum(n for n, _ in results)
     return {
-        "per_s": trips / elapsed,
+        "per_s": trips / seconds,
         "server_us": server_cpu / trips * 1e6,
         "clients_us": sum(c for _, c in results) / trips * 1e6,
     }
@@ -335,55 +354,39 @@ def main() -> None:
     parser.add_argument(
         "--referee-game", default="gin_rummy", help="game of the referee tournament"
     )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="rounds of the transport and referee figures (medians)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
     n = args.streams
-    results: dict[str, float] = {}
-
-    def record(prefix: str, figures: dict[str, float]) -> None:
-        results.update({f"{prefix}_{key}": value for key, value in figures.items()})
-
-    record("pingpong_1_stream", ping_pong(1, args.seconds, 1))
-    record(f"pingpong_{n}_streams_{n}_processes", ping_pong(n, args.seconds, n))
-    record(f"pingpong_{n}_streams_1_process", ping_pong(n, args.seconds, 1))
-    record(f"null_referee_{n}_bots", null_referee(n, args.seconds))
-    record("referee_1_match", referee_tournament(args.referee_game, 1, args.seconds))
-    record(f"referee_{n}_matches", referee_tournament(args.referee_game, n, args.seconds))
     games = [g for g in args.games.split(",") if g]
-    for name in games:
-        results[f"engine_{name}_decisions_per_s"] = engine_playouts(name, args.seconds)
+    rounds = [transport_and_referee(n, args.seconds, args.referee_game) for _ in range(args.rounds)]
+    results = {key: statistics.median(r[key] for r in rounds) for key in rounds[0]}
+    engines = {
+        f"engine_{name}_decisions_per_s": engine_playouts(name, args.seconds) for name in games
+    }
+    results.update(engines)
 
-    referee = results[f"referee_{n}_matches_decisions_per_s"]
-    pingpong = results[f"pingpong_{n}_streams_{n}_processes_per_s"]
+    # Ratios are taken within each round (side by side), then the median over rounds.
     ratios = {
-        f"referee@{n} / pingpong@{n} ({n} client processes, like the bots) [target 0.8]": (
-            referee / pingpong
-        ),
-        f"referee@{n} / pingpong@{n} (1 client process)": (
-            referee / results[f"pingpong_{n}_streams_1_process_per_s"]
-        ),
-        f"null referee@{n} / pingpong@{n} ({n} processes): the most the bots allow": (
-            results[f"null_referee_{n}_bots_per_s"] / pingpong
-        ),
-        "referee CPU per decision / echo server CPU per round trip": (
-            results[f"referee_{n}_matches_referee_us"]
-            / results[f"pingpong_{n}_streams_{n}_processes_server_us"]
-        ),
-        "bot CPU per decision / ping-pong client CPU per round trip": (
-            results[f"referee_{n}_matches_bots_us"]
-            / results[f"pingpong_{n}_streams_{n}_processes_clients_us"]
-        ),
+        name: statistics.median(ratio(r) for r in rounds) for name, ratio in _ratios(n).items()
     }
     for name in games:
         ratios[f"engine {name} / referee@{n} [target 3]"] = (
-            results[f"engine_{name}_decisions_per_s"] / referee
+            engines[f"engine_{name}_decisions_per_s"]
+            / results[f"referee_{n}_matches_decisions_per_s"]
         )
     if args.json:
-        print(json.dumps({"figures": results, "ratios": ratios}, indent=2))
+        print(json.dumps({"rounds": args.rounds, "figures": results, "ratios": ratios}, indent=2))
         return
     print(
-        f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, grpcio {grpc.__version__}"
+        f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, grpcio {grpc.__version__}; "
+        f"medians of {args.rounds} rounds"
     )
     print("figures (per_s: round trips or decisions per second; _us: CPU microseconds each):")
     for key, value in results.items():
@@ -391,6 +394,44 @@ def main() -> None:
     print("ratios:")
     for key, value in ratios.items():
         print(f"  {key:80s} {value:6.2f}")
+
+
+def transport_and_referee(n: int, seconds: float, game: str) -> dict[str, float]:
+    """One round of the figures that share the machine's cores and drift with its load."""
+    results: dict[str, float] = {}
+
+    def record(prefix: str, figures: dict[str, float]) -> None:
+        results.update({f"{prefix}_{key}": value for key, value in figures.items()})
+
+    record("pingpong_1_stream", ping_pong(1, seconds, 1))
+    record(f"pingpong_{n}_streams_{n}_processes", ping_pong(n, seconds, n))
+    record(f"pingpong_{n}_streams_1_process", ping_pong(n, seconds, 1))
+    record(f"null_referee_{n}_bots", null_referee(n, seconds))
+    record("referee_1_match", referee_tournament(game, 1, seconds))
+    record(f"referee_{n}_matches", referee_tournament(game, n, seconds))
+    return results
+
+
+def _ratios(n: int) -> dict[str, Callable[[dict[str, float]], float]]:
+    referee = f"referee_{n}_matches"
+    pingpong = f"pingpong_{n}_streams_{n}_processes"
+    return {
+        f"referee@{n} / pingpong@{n} ({n} client processes, like the bots) [target 0.8]": (
+            lambda r: r[f"{referee}_decisions_per_s"] / r[f"{pingpong}_per_s"]
+        ),
+        f"referee@{n} / pingpong@{n} (1 client process)": (
+            lambda r: r[f"{referee}_decisions_per_s"] / r[f"pingpong_{n}_streams_1_process_per_s"]
+        ),
+        f"null referee@{n} / pingpong@{n} ({n} processes): the most the bots allow": (
+            lambda r: r[f"null_referee_{n}_bots_per_s"] / r[f"{pingpong}_per_s"]
+        ),
+        "referee CPU per decision / echo server CPU per round trip": (
+            lambda r: r[f"{referee}_referee_us"] / r[f"{pingpong}_server_us"]
+        ),
+        "bot CPU per decision / ping-pong client CPU per round trip": (
+            lambda r: r[f"{referee}_bots_us"] / r[f"{pingpong}_clients_us"]
+        ),
+    }
 
 
 if __name__ == "__main__":
