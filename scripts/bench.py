@@ -42,6 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 PING = "/bench.Ping/Pong"
+WARM_UP_LIMIT = 120.0  # seconds for bot processes to start before the bench gives up
 
 
 # ---- 1. bare ping-pong -------------------------------------------------------------
@@ -206,7 +207,10 @@ def referee_tournament(game: str, matches_at_once: int, seconds: float) -> dict[
             )
             # Warm-up: every bot process started (that costs far more CPU than a
             # decision) and every match running, then a second more.
+            give_up = time.monotonic() + WARM_UP_LIMIT
             while running() < matches_at_once and not task.done():
+                if time.monotonic() > give_up:
+                    raise SystemExit(f"bench: the matches did not all start in {WARM_UP_LIMIT:g}s")
                 await asyncio.sleep(0.2)
             await asyncio.sleep(1.0)
             bots = _descendants(os.getpid())
@@ -296,7 +300,14 @@ def null_referee(bots: int, seconds: float) -> dict[str, float]:
             subprocess.Popen(command, env=env, cwd=ROOT, stderr=subprocess.DEVNULL)
             for _ in range(bots)
         ]
+        give_up = time.monotonic() + WARM_UP_LIMIT
         while answers[0] < 100 * bots:  # warm-up: every bot started and playing
+            if time.monotonic() > give_up or any(p.poll() is not None for p in procs):
+                for p in procs:
+                    p.kill()
+                raise SystemExit(
+                    "bench: the random bots did not all start playing the null referee"
+                )
             await asyncio.sleep(0.2)
         pids = [p.pid for p in procs]
         n0, cpu0, t0 = answers[0], cpu_seconds(pids), time.monotonic()
