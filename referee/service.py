@@ -686,7 +686,10 @@ class RefereeServicer:
         start = _match_start(runtime.spec, -1)
         yield pb.WatchMessage(match_id=runtime.spec.match_id, match_start=start)
         index = 0
-        feed = runtime.watch_feed()
+        if runtime.done.is_set():  # rebuilt from the replay: long matches take a while
+            feed = await asyncio.to_thread(runtime.watch_feed)
+        else:
+            feed = runtime.watch_feed()
         runtime.watchers += 1
         try:
             while True:

@@ -27,6 +27,7 @@ import json
 import multiprocessing as mp
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -134,6 +135,7 @@ def ping_pong(streams: int, seconds: float, processes: int) -> dict[str, float]:
     results = [tuple(map(float, c.communicate()[0].split())) for c in clients]
     server_cpu = cpu_seconds([server.pid or 0]) - server_cpu
     server.terminate()
+    shutil.rmtree(tmp, ignore_errors=True)
     trips = sum(n for n, _ in results)
     return {
         "per_s": trips / seconds,
@@ -317,6 +319,7 @@ def null_referee(bots: int, seconds: float) -> dict[str, float]:
             p.kill()
             p.wait()
         await server.stop(0)
+        shutil.rmtree(tmp, ignore_errors=True)
         return {"per_s": (n1 - n0) / (t1 - t0), "bots_us": (cpu1 - cpu0) / (n1 - n0) * 1e6}
 
     return asyncio.run(main())
