@@ -1,0 +1,32 @@
+"""The ``arena`` command line: bots, tournaments, leaderboards, matches, replays, the
+referee server and the demo.
+
+One module per command group (``arena.cli.bots``, ``.tournament``, ``.leaderboard``,
+``.matches``, ``.replay``, ``.serve``, ``.demo``, ``.solitaire``); what they share (the
+database option, errors, opening the store, rule options) lives in ``arena.cli.common``.
+"""
+
+from __future__ import annotations
+
+import os
+
+import typer
+
+from arena.cli import bots, demo, leaderboard, matches, replay, serve, solitaire, tournament
+from referee.service import tune_gc
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__.split("\n\n")[0])
+app.add_typer(bots.app, name="bots")
+app.add_typer(tournament.app, name="tournament")
+app.add_typer(matches.app, name="matches")
+app.add_typer(replay.app, name="replay")
+app.add_typer(solitaire.app, name="solitaire")
+leaderboard.register(app)
+serve.register(app)
+demo.register(app)
+
+
+def main() -> None:
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    tune_gc()  # the referee runs in this process (or `arena serve` is this process)
+    app()

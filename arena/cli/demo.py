@@ -1,0 +1,84 @@
+"""``arena demo``: the sample bots play a Gin Rummy round robin on defaults."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena import runner
+from arena.cli.common import DEFAULT_DB, DbOption, console, open_store
+from arena.cli.leaderboard import show_leaderboard
+from arena.cli.tournament import run_with_progress
+from arena.store import Store
+
+SAMPLE_BOTS = {
+    "random": ("*", "sample_bots.random_bot"),
+    "gin_strategy": ("gin_rummy", "sample_bots.gin_strategy"),
+    "golf_strategy": ("golf", "sample_bots.golf_strategy"),
+    "golf_solitaire_strategy": ("golf_solitaire", "sample_bots.golf_solitaire_strategy"),
+    "dingo_strategy": ("dingo", "sample_bots.dingo_strategy"),
+    "goninkan_strategy": ("goninkan", "sample_bots.goninkan_strategy"),
+}
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+
+def ensure_sample_bots(store: Store) -> list[str]:
+    """Register the sample bots (run with this Python) unless bots of those names exist."""
+    existing = {e.name for e in store.entrants()}
+    for name, (game, module) in SAMPLE_BOTS.items():
+        if name not in existing:
+            store.add_entrant(name, [game], [sys.executable, "-m", module], str(PROJECT_ROOT))
+    return list(SAMPLE_BOTS)
+
+
+def demo_cmd(
+    rounds: Annotated[int, typer.Option(help="Repetitions of the round robin.")] = 5,
+    concurrency: Annotated[int, typer.Option(help="Matches at once.")] = 2,
+    seed: Annotated[int, typer.Option(help="Seed of the deals.")] = 2026,
+    replays: Annotated[
+        Path, typer.Option(help="Folder the demo's replays are exported to.")
+    ] = Path("replays"),
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """The main job on defaults: the sample bots play a Gin Rummy round robin."""
+    store = open_store(db)
+    bots = ensure_sample_bots(store)
+    gin_bots = [b for b in bots if store.entrant(b).plays("gin_rummy")]
+    record = runner.create_tournament(
+        store,
+        "gin_rummy",
+        gin_bots,
+        {},
+        rounds,
+        seed,
+        concurrency,
+        None,
+        {
+            "move_seconds": 5.0,
+            "time_bank_seconds": 0.0,
+            "fault_policy": "forfeit",
+            "max_strikes": 3,
+        },
+    )
+    summary = run_with_progress(store, record.id)
+    show_leaderboard(store, record.game, record.rules_key, False, summary)
+    folder = replays / f"tournament-{record.id}"
+    folder.mkdir(parents=True, exist_ok=True)
+    count = 0
+    for m in store.matches(tournament_id=record.id):
+        (folder / f"{m['id']}.jsonl").write_text(store.replay_text(m["id"]))
+        count += 1
+    console.print(f"{count} replays stored in {db} and exported to {folder}/")
+    first = store.matches(tournament_id=record.id, limit=1)
+    if first:
+        console.print(
+            f"watch one: arena replay show {first[0]['id']} --seat 0    "
+            f"check them all: arena replay verify"
+        )
+
+
+def register(app: typer.Typer) -> None:
+    app.command("demo")(demo_cmd)

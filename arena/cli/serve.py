@@ -1,0 +1,175 @@
+"""The commands around the referee and the web: ``arena games``, ``arena serve`` (the
+referee alone), ``arena watch`` (follow a live match), ``arena report`` (a tournament's
+HTML report) and ``arena web`` (a local web server for the database)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import secrets
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from arena.cli.common import (
+    DEFAULT_DB,
+    DbOption,
+    JsonOption,
+    console,
+    err,
+    fail,
+    open_existing,
+    print_json,
+)
+from arena.store import StoreError
+from referee.game import game_names, get_game
+from referee.replay import ReplayError
+from referee.rules import describe_rules
+
+DEFAULT_TARGET = "127.0.0.1:50051"
+
+
+def games_cmd(as_json: JsonOption = False) -> None:
+    """List the games and their rule options."""
+    data: list[dict[str, Any]] = []
+    for name in game_names():
+        engine = get_game(name)
+        allowed = engine.seats(engine.Rules())
+        data.append(
+            {
+                "name": name,
+                "version": engine.version,
+                "seats": [allowed.start, allowed.stop - 1],
+                "options": [dataclasses.asdict(o) for o in describe_rules(engine.Rules)],
+                "presets": sorted(getattr(engine.Rules, "presets", {})),
+            }
+        )
+    if as_json:
+        print_json(data)
+        return
+    for g in data:
+        console.print(
+            f"[bold]{g['name']}[/] (version {g['version']}, seats {g['seats'][0]}-{g['seats'][1]})"
+            + (f", presets: {', '.join(g['presets'])}" if g["presets"] else "")
+        )
+        for o in g["options"]:
+            choices = f" [{' | '.join(o['choices'])}]" if o["choices"] else ""
+            console.print(f"  {o['name']}={o['default']}{choices}  {o['doc']}")
+
+
+def serve_cmd(
+    port: Annotated[int, typer.Option(help="TCP port (0: any free port).")] = 50051,
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    unix: Annotated[Path | None, typer.Option(help="Also listen on this Unix socket.")] = None,
+    admin_token: Annotated[
+        str | None,
+        typer.Option(
+            envvar="ARENA_ADMIN_TOKEN", help="Token for admin RPCs (default: random, printed)."
+        ),
+    ] = None,
+) -> None:
+    """Run the referee alone, for bots and tools that connect from elsewhere."""
+    from referee.service import RefereeCore, start_server
+
+    token = admin_token or secrets.token_urlsafe(18)
+    addresses = [f"{host}:{port}"] + ([f"unix:{unix}"] if unix else [])
+
+    async def main() -> None:
+        server = await start_server(RefereeCore(), addresses, admin_token=token)
+        print(f"referee listening on {' '.join(server.bound_addresses)}", flush=True)  # type: ignore[attr-defined]
+        print(f"admin token (metadata x-admin-token): {token}", flush=True)
+        await server.wait_for_termination()
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(main())
+
+
+def watch_cmd(
+    match_id: Annotated[str, typer.Argument(help="The match to follow (its id on the referee).")],
+    target: Annotated[
+        str,
+        typer.Option(envvar="ARENA_TARGET", help="The referee's address (host:port, unix:PATH)."),
+    ] = DEFAULT_TARGET,
+    delay: Annotated[
+        float, typer.Option(help="Seconds behind the match (at least the referee's own delay).")
+    ] = 0.0,
+    full: Annotated[bool, typer.Option(help="Print the whole public view every step.")] = False,
+) -> None:
+    """Follow a live match in the terminal: public events and the public view as they come."""
+    from arena.web.live import WatchError, watch_match
+
+    def emit(line: str) -> None:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+    try:
+        over = watch_match(target, match_id, delay, emit, full=full)
+    except WatchError as exc:
+        raise fail(str(exc)) from exc
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    if over is None:
+        raise fail("the referee ended the stream before the match was over")
+
+
+def report_cmd(
+    tournament_id: Annotated[int, typer.Argument(help="The tournament.")],
+    output: Annotated[
+        Path | None,
+        typer.Option("-o", "--output", help="Folder to write (default: report-TOURNAMENT_ID)."),
+    ] = None,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Write a tournament's HTML report, with a replay page for every match."""
+    from arena.web.report import write_report
+
+    store = open_existing(db)
+    folder = output or Path(f"report-{tournament_id}")
+
+    def progress(done: int, total: int) -> None:
+        if sys.stderr.isatty():
+            err.print(f"replay pages: {done}/{total}", end="\r")
+
+    try:
+        index = write_report(store, tournament_id, folder, progress)
+    except (StoreError, ReplayError) as exc:
+        raise fail(str(exc)) from exc
+    finally:
+        store.close()
+    err.print(f"wrote {index}")
+
+
+def web_cmd(
+    port: Annotated[int, typer.Option(help="TCP port (0: any free port).")] = 8000,
+    host: Annotated[str, typer.Option(help="Address to listen on (keep it local).")] = "127.0.0.1",
+    quiet: Annotated[bool, typer.Option(help="Do not log requests.")] = False,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Serve the leaderboards, tournaments, matches and replay pages of the database."""
+    from arena.web.server import make_server
+
+    try:
+        server = make_server(
+            db, host, port, None if quiet else lambda m: err.print(m, highlight=False)
+        )
+    except (StoreError, OSError) as exc:
+        raise fail(str(exc)) from exc
+    bound_host, bound_port = server.server_address[:2]
+    print(f"serving {db} on http://{bound_host!s}:{bound_port}/", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+def register(app: typer.Typer) -> None:
+    app.command("games")(games_cmd)
+    app.command("serve")(serve_cmd)
+    app.command("watch")(watch_cmd)
+    app.command("report")(report_cmd)
+    app.command("web")(web_cmd)
