@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.bots import BotLaunchError, BotLimits, BotPool
+from arena.settings import DEFAULTS
 from arena.store import Entrant
+from referee.client import FALLBACK_MARK
 from referee.game import game_names, get_game, parse_rules
 from referee.match import MatchConfig, MatchResult
 from referee.replay import parse_replay
@@ -74,10 +76,22 @@ def describe(result: MatchResult, seat: int) -> list[str]:
     return lines
 
 
+def sdk_fallbacks(stderr: str) -> list[str]:
+    """Answers the Python SDK made up for the bot (its choose() missed the deadline, raised,
+    or returned something else than a code): the referee saw a legal action in time, but
+    the bot did not choose it. The SDK marks each on stderr with ``FALLBACK_MARK``."""
+    lines = [line for line in stderr.splitlines() if FALLBACK_MARK in line]
+    if not lines:
+        return []
+    first = lines[0].split(FALLBACK_MARK, 1)[1].strip()
+    times = f" ({len(lines)} times)" if len(lines) > 1 else ""
+    return [f"let the SDK answer for it{times}: {first}"]
+
+
 async def check_bot(
     entrant: Entrant,
     games: list[str] | None = None,
-    move_seconds: float = 5.0,
+    move_seconds: float = DEFAULTS.move_seconds,
     limits: BotLimits | None = None,
 ) -> list[CheckReport]:
     """One short match per game, the bot in seat 0 against random bots."""
@@ -119,7 +133,7 @@ async def check_bot(
                     continue
                 finally:
                     logs = [pool.release(b) for b in bots]
-                problems = describe(result, 0)
+                problems = describe(result, 0) + sdk_fallbacks(logs[0].text)
                 tail = "\n".join(logs[0].text.strip().splitlines()[-5:])
                 decisions = sum(1 for d in parse_replay(result.replay).decisions if d["seat"] == 0)
                 reports.append(CheckReport(game, not problems, decisions, tuple(problems), tail))

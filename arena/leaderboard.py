@@ -109,3 +109,13 @@ def leaderboard(store: Store, game: str, rules_key: str) -> list[Row]:
     results = store.results_in_order(game, rules_key)
     hindsight = hindsight_scores(store, game, [match_id for match_id, _ in results])
     return rows_from_results(results, store.ratings(game, rules_key), hindsight)
+
+
+def tournament_leaderboard(store: Store, tournament_id: int) -> list[Row]:
+    """One tournament's entrants, rated over its own matches only (in schedule order)."""
+    record = store.tournament(tournament_id)
+    results = store.results_in_order(record.game, record.rules_key, tournament_id)
+    lower = bool(getattr(get_game(record.game), "lower_scores_win", False))
+    rated = compute_ratings(results, lower_scores_win=lower)
+    hindsight = hindsight_scores(store, record.game, [match_id for match_id, _ in results])
+    return rows_from_results(results, rated.current, hindsight)

@@ -12,16 +12,17 @@ from __future__ import annotations
 import asyncio
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from arena.bots import BotLaunchError, BotLimits, BotPool
+from arena.bots import BotLaunchError, BotPool
 from arena.rating import compute_ratings
-from arena.schedule import MatchPlan, round_robin
+from arena.schedule import MatchPlan, gauntlet, round_robin, sprt_pairs
+from arena.settings import TournamentSettings
 from arena.store import Store, TournamentRecord
 from referee.game import get_game, parse_rules
-from referee.match import MatchConfig, MatchResult
+from referee.match import MatchResult
 from referee.replay import now_iso, with_bot_logs
 from referee.rules import rules_to_dict
 from referee.service import RefereeCore, RefereeError, start_server
@@ -50,66 +51,41 @@ class Progress:
 ProgressCallback = Callable[[Progress], None]
 
 
-def settings_limits(settings: dict[str, Any]) -> BotLimits:
-    defaults = BotLimits()
-    return BotLimits(
-        cpu_seconds=settings.get("bot_cpu_seconds", defaults.cpu_seconds),
-        memory_mb=settings.get("bot_memory_mb", defaults.memory_mb),
-        output_bytes=int(settings.get("bot_output_bytes", defaults.output_bytes)),
-    )
+def schedule(settings: TournamentSettings, seats: int) -> list[MatchPlan]:
+    """Every match a tournament with these settings may play, in rating order (an SPRT
+    stops early: its schedule is the cap)."""
+    if settings.format == "gauntlet":
+        return gauntlet(settings.challengers, settings.bots, seats, settings.rounds, settings.seed)
+    if settings.format == "sprt":
+        assert settings.sprt is not None  # TournamentSettings checks it
+        new, base = settings.bots
+        return sprt_pairs(
+            new, base, settings.field, seats, settings.sprt.max_matches, settings.seed
+        )
+    return round_robin(list(settings.bots), seats, settings.rounds, settings.seed)
 
 
-def settings_config(settings: dict[str, Any]) -> MatchConfig:
-    return MatchConfig(
-        move_seconds=float(settings.get("move_seconds", 5.0)),
-        time_bank_seconds=float(settings.get("time_bank_seconds", 0.0)),
-        fault_policy=settings.get("fault_policy", "forfeit"),
-        max_strikes=int(settings.get("max_strikes", 3)),
-    )
-
-
-def create_tournament(
-    store: Store,
-    game: str,
-    bots: Sequence[str],
-    rules: dict[str, str],
-    rounds: int,
-    seed: int,
-    concurrency: int,
-    seats: int | None,
-    settings: dict[str, Any],
-) -> TournamentRecord:
+def create_tournament(store: Store, settings: TournamentSettings) -> TournamentRecord:
     """Validate and record a new tournament (nothing is played yet)."""
+    game = settings.game
     engine = get_game(game)
-    parsed = parse_rules(engine.Rules, rules)
+    parsed = parse_rules(engine.Rules, dict(settings.rules))
     allowed = engine.seats(parsed)
-    seats = seats if seats is not None else allowed.start
+    seats = settings.seats if settings.seats is not None else allowed.start
     if seats not in allowed:
         raise TournamentError(
             f"{game} with these rules seats {allowed.start}-{allowed.stop - 1} players, not {seats}"
         )
-    if concurrency < 1:
-        raise TournamentError("concurrency must be at least 1")
-    entrants = [store.entrant(name) for name in bots]
-    for entrant in entrants:
+    names = [*settings.bots, *settings.challengers, *settings.field]
+    for entrant in [store.entrant(name) for name in dict.fromkeys(names)]:
         if not entrant.plays(game):
             raise TournamentError(
                 f"bot {entrant.name!r} declares {', '.join(entrant.games)}, not {game}"
             )
-    settings_config(settings)  # validates
-    settings_limits(settings)
-    plans = round_robin(list(bots), seats, rounds, seed)
+    settings = replace(settings, seats=seats)
+    plans = schedule(settings, seats)
     return store.create_tournament(
-        game,
-        rules_to_dict(parsed),
-        rules_key(game, parsed),
-        list(bots),
-        seats,
-        rounds,
-        seed,
-        concurrency,
-        settings,
-        len(plans),
+        settings, rules_to_dict(parsed), rules_key(game, parsed), len(plans)
     )
 
 
@@ -133,15 +109,21 @@ async def run_tournament(
     record = store.tournament(tournament_id)
     engine = get_game(record.game)
     rules = parse_rules(engine.Rules, record.rules)
-    config = settings_config(record.settings)
-    plans = round_robin(list(record.bots), record.seats, record.rounds, record.seed)
+    settings = record.settings
+    config = settings.match_config()
+    plans = schedule(settings, record.seats)
     finished = store.finished_indexes(tournament_id)
     todo = [p for p in plans if p.idx not in finished]
-    entrants = {name: store.entrant(name) for name in record.bots}
+    names = dict.fromkeys(name for p in plans[:1] + todo for name in p.lineup)
+    entrants = {name: store.entrant(name) for name in names}
+    stop = early_stop(store, record)
+    if stop is not None and stop():
+        todo = []
     store.set_tournament_status(tournament_id, "running")
     started = time.monotonic()
     errors: list[str] = []
     done = len(finished)
+    played = 0
     if on_progress:
         on_progress(Progress(done, len(plans), None, None))
 
@@ -149,12 +131,15 @@ async def run_tournament(
     with tempfile.TemporaryDirectory(prefix="arena-") as tmp:
         address = f"unix:{tmp}/referee.sock"
         server = await start_server(core, [address])
-        pool = BotPool(core, address, record.seed, settings_limits(record.settings))
+        pool = BotPool(core, address, record.seed, settings.bot_limits())
         semaphore = asyncio.Semaphore(record.concurrency)
+        stopped = asyncio.Event()  # an SPRT reached its verdict: start no more matches
 
         async def play(plan: MatchPlan) -> None:
-            nonlocal done
+            nonlocal done, played
             async with semaphore:
+                if stopped.is_set():
+                    return
                 bots = []
                 try:
                     for name in plan.lineup:
@@ -195,6 +180,9 @@ async def run_tournament(
                 )
                 core.forget_match(result.spec.match_id)
                 done += 1
+                played += 1
+                if stop is not None and stop():
+                    stopped.set()
                 if on_progress:
                     on_progress(Progress(done, len(plans), plan, result))
 
@@ -211,15 +199,26 @@ async def run_tournament(
             await pool.close()
             await server.stop(grace=0.5)
     update_ratings(store, record.game, record.rules_key)
-    complete = len(store.finished_indexes(tournament_id)) == len(plans)
+    complete = len(store.finished_indexes(tournament_id)) == len(plans) or (
+        stop is not None and stop()
+    )
     store.set_tournament_status(tournament_id, "finished" if complete else "incomplete")
     return RunSummary(
         store.tournament(tournament_id),
-        len(todo) - len(errors),
+        played,
         len(finished),
         tuple(errors),
         time.monotonic() - started,
     )
+
+
+def early_stop(store: Store, record: TournamentRecord) -> Callable[[], bool] | None:
+    """For an SPRT: whether its verdict is reached (from the stored matches)."""
+    if record.settings.format != "sprt":
+        return None
+    from arena.sprt import sprt_status
+
+    return lambda: sprt_status(store, record).decided
 
 
 def update_ratings(store: Store, game: str, key: str) -> None:

@@ -1,4 +1,5 @@
-"""Round-robin schedules: which entrants meet, in which seats, on which deals.
+"""Schedules: which entrants meet, in which seats, on which deals (round robin, gauntlet,
+and the duplicate pairs of an SPRT).
 
 Every combination of entrants (a balanced subset when there are too many), every
 seat rotation, repeated for each round. Every match of one round plays the same
@@ -71,6 +72,12 @@ def lineups(
         raise ScheduleError("a tournament needs at least one bot")
     if len(set(entrants)) != len(entrants):
         raise ScheduleError("each bot may be entered once")
+    if len(entrants) < 2 and seats > 1:
+        # Self-play rule (docs/tournaments.md): a match where one bot fills every seat
+        # teaches nothing and is never played; enter the program twice under two names.
+        raise ScheduleError(
+            f"{entrants[0]} would only play itself; a {seats}-seat game needs two bots or more"
+        )
     if len(entrants) < seats:
         return [tuple(entrants[i % len(entrants)] for i in range(seats))]
     if math.comb(len(entrants), seats) <= max_combinations:
@@ -91,4 +98,68 @@ def round_robin(entrants: Sequence[str], seats: int, rounds: int, seed: int) -> 
             ordered = sorted(rotations, key=lambda lineup: [table.index(n) for n in lineup])
             for lineup in ordered:
                 plans.append(MatchPlan(len(plans), rnd, rnd, deal_seed, lineup))
+    return plans
+
+
+def _with_rotations(table: tuple[str, ...], seats: int) -> list[tuple[str, ...]]:
+    rotations = {tuple(table[(i + r) % seats] for i in range(seats)) for r in range(seats)}
+    return sorted(rotations, key=lambda lineup: [table.index(n) for n in lineup])
+
+
+def gauntlet(
+    challengers: Sequence[str], field: Sequence[str], seats: int, rounds: int, seed: int
+) -> list[MatchPlan]:
+    """Each challenger plays every combination of the field (every seat rotation, one deal
+    per round); challengers do not meet each other and the field does not play itself."""
+    if rounds < 1:
+        raise ScheduleError("rounds must be at least 1")
+    if not challengers:
+        raise ScheduleError("a gauntlet needs at least one challenger")
+    if len(set(challengers)) != len(challengers):
+        raise ScheduleError("each challenger may be entered once")
+    both = sorted(set(challengers) & set(field))
+    if both:
+        raise ScheduleError(f"{', '.join(both)} cannot be both a challenger and in the field")
+    if seats < 2:
+        raise ScheduleError("a gauntlet needs a game of two seats or more")
+    opponents = lineups(field, seats - 1, seed) if len(field) > 1 or seats == 2 else None
+    if opponents is None:
+        opponents = [tuple(field) * (seats - 1)]
+    plans: list[MatchPlan] = []
+    for rnd in range(rounds):
+        deal_seed = match_seed(seed, rnd)
+        for challenger in challengers:
+            for others in opponents:
+                for lineup in _with_rotations((challenger, *others), seats):
+                    plans.append(MatchPlan(len(plans), rnd, rnd, deal_seed, lineup))
+    return plans
+
+
+def sprt_pairs(
+    new: str, base: str, field: Sequence[str], seats: int, max_matches: int, seed: int
+) -> list[MatchPlan]:
+    """The duplicate pairs of an SPRT, in order: pair ``p`` plays deal ``p`` twice. With two
+    seats NEW and BASE swap seats; with more, NEW and then BASE take the same seat (turning
+    with ``p``) against the same field in the same seats. Matches ``2p`` and ``2p+1``."""
+    if new == base:
+        raise ScheduleError("an SPRT compares two different bots (NEW,BASE)")
+    if seats == 2 and field:
+        raise ScheduleError("a two-seat SPRT has no field: NEW and BASE play each other")
+    if seats > 2 and len(field) != seats - 1:
+        raise ScheduleError(f"a {seats}-seat SPRT needs a field of {seats - 1} other bots")
+    if {new, base} & set(field):
+        raise ScheduleError("NEW and BASE cannot be in the field")
+    if seats < 2:
+        raise ScheduleError("an SPRT needs a game of two seats or more")
+    plans: list[MatchPlan] = []
+    for pair in range(max(1, max_matches // 2)):
+        deal_seed = match_seed(seed, pair)
+        if seats == 2:
+            lineups_: list[tuple[str, ...]] = [(new, base), (base, new)]
+        else:
+            seat = pair % seats
+            others = list(field)
+            lineups_ = [tuple([*others[:seat], who, *others[seat:]]) for who in (new, base)]
+        for lineup in lineups_:
+            plans.append(MatchPlan(len(plans), pair, pair, deal_seed, lineup))
     return plans

@@ -13,12 +13,15 @@ import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlite_utils
 
 from referee.match import MatchResult
 from referee.replay import now_iso
+
+if TYPE_CHECKING:  # arena.settings imports arena.bots, which imports this module
+    from arena.settings import TournamentSettings
 
 SCHEMA_VERSION = 1
 
@@ -50,7 +53,7 @@ class TournamentRecord:
     rounds: int
     seed: int
     concurrency: int
-    settings: dict[str, Any]  # move_seconds, time_bank_seconds, fault_policy, max_strikes
+    settings: TournamentSettings
     status: str
     total_matches: int
     created: str
@@ -235,27 +238,22 @@ class Store:
 
     def create_tournament(
         self,
-        game: str,
+        settings: TournamentSettings,
         rules: dict[str, Any],
         rules_key: str,
-        bots: Sequence[str],
-        seats: int,
-        rounds: int,
-        seed: int,
-        concurrency: int,
-        settings: dict[str, Any],
         total_matches: int,
     ) -> TournamentRecord:
+        """Record a tournament: ``rules`` every option's value, ``settings`` as given."""
         row = {
-            "game": game,
+            "game": settings.game,
             "rules": json.dumps(rules, sort_keys=True),
             "rules_key": rules_key,
-            "bots": json.dumps(list(bots)),
-            "seats": seats,
-            "rounds": rounds,
-            "seed": seed,
-            "concurrency": concurrency,
-            "settings": json.dumps(settings, sort_keys=True),
+            "bots": json.dumps(list(settings.bots)),
+            "seats": settings.seats,
+            "rounds": settings.rounds,
+            "seed": settings.seed,
+            "concurrency": settings.concurrency,
+            "settings": json.dumps(settings.to_json(), sort_keys=True),
             "status": "running",
             "total_matches": total_matches,
             "created": now_iso(),
@@ -270,6 +268,8 @@ class Store:
         rows = list(self.db.table("tournaments").rows_where("id = ?", [tournament_id]))
         if not rows:
             raise StoreError(f"no tournament {tournament_id}")
+        from arena.settings import TournamentSettings
+
         r = rows[0]
         return TournamentRecord(
             r["id"],
@@ -281,7 +281,18 @@ class Store:
             r["rounds"],
             r["seed"],
             r["concurrency"],
-            json.loads(r["settings"]),
+            TournamentSettings.from_mapping(
+                {
+                    **json.loads(r["settings"]),
+                    "game": r["game"],
+                    "bots": json.loads(r["bots"]),
+                    "seats": r["seats"],
+                    "rounds": r["rounds"],
+                    "seed": r["seed"],
+                    "concurrency": r["concurrency"],
+                },
+                strict=False,
+            ),
             r["status"],
             r["total_matches"],
             r["created"],

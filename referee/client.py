@@ -43,6 +43,11 @@ class _TimeUp(BaseException):  # BaseException: choose() must not swallow it
     """Raised inside choose() when its time is up."""
 
 
+# Every answer the SDK makes up (choose() too slow, raising, or returning a non-code) is
+# logged with this mark on stderr, so `arena bots check` can report it as a problem.
+FALLBACK_MARK = "[sdk-fallback]"
+
+
 def _log(name: str, text: str) -> None:
     print(f"[{name}] {text}", file=sys.stderr, flush=True)
 
@@ -95,7 +100,9 @@ class BotRunner:
         self.target = target or os.environ.get("ARENA_TARGET", "")
         self.token = token or os.environ.get("ARENA_TOKEN", "")
         if not self.target or not self.token:
-            raise BotError("set ARENA_TARGET and ARENA_TOKEN (the arena does this when it launches a bot)")
+            raise BotError(
+                "set ARENA_TARGET and ARENA_TOKEN (the arena does this when it launches a bot)"
+            )
         self.on_message = on_message
         self.matches_played = 0
         self._failures = 0
@@ -137,14 +144,18 @@ class BotRunner:
             self._failures = 0  # connected again: the next failure starts a new count
         elif kind == "turn":
             code = self._decide(message.turn)
-            await send(pb.BotMessage(action=pb.Action(request_id=message.turn.request_id, code=code)))
+            await send(
+                pb.BotMessage(action=pb.Action(request_id=message.turn.request_id, code=code))
+            )
         elif kind == "match_over":
             self.matches_played += 1
         elif kind == "action_result":
             result = message.action_result
             _log(self.name, f"referee: {result.status}: {result.message}")
         elif kind == "error":
-            raise BotError(f"referee refused the bot: {message.error.code}: {message.error.message}")
+            raise BotError(
+                f"referee refused the bot: {message.error.code}: {message.error.message}"
+            )
 
     def _decide(self, turn: pb.Turn) -> str:
         game = turn.observation.WhichOneof("game")
@@ -155,13 +166,19 @@ class BotRunner:
             with _deadline(turn.seconds_left - SAFETY_MARGIN, self._armed):
                 code = self.choose(observation, legal)
         except _TimeUp:
-            _log(self.name, f"choose() missed its deadline; playing {fallback!r}")
+            _log(self.name, f"{FALLBACK_MARK} choose() missed its deadline; playing {fallback!r}")
             return fallback
         except Exception as exc:  # a bug in choose() must not lose the match
-            _log(self.name, f"choose() raised {type(exc).__name__}: {exc}; playing {fallback!r}")
+            _log(
+                self.name,
+                f"{FALLBACK_MARK} choose() raised {type(exc).__name__}: {exc}; playing {fallback!r}",
+            )
             return fallback
         if not isinstance(code, str):
-            _log(self.name, f"choose() returned {code!r}, not a code; playing {fallback!r}")
+            _log(
+                self.name,
+                f"{FALLBACK_MARK} choose() returned {code!r}, not a code; playing {fallback!r}",
+            )
             return fallback
         return code
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+import shutil
 from pathlib import Path
 from typing import Annotated
 
@@ -17,9 +19,11 @@ from arena.cli.common import (
     JsonOption,
     console,
     fail,
+    open_existing,
     open_store,
     print_json,
 )
+from arena.settings import DEFAULTS
 from arena.store import StoreError
 from referee.game import game_names, get_game
 
@@ -40,12 +44,20 @@ def bots_add(
 ) -> None:
     """Register a bot: arena bots add NAME --game G -- COMMAND..."""
     command = list(ctx.args)
-    store = open_store(db)
     for g in game:
         if g != "*" and g not in game_names():
             raise fail(f"unknown game {g!r}; games: {', '.join(game_names())}")
+    folder = (cwd or Path.cwd()).resolve()
+    if not folder.is_dir():
+        raise fail(f"--cwd {cwd}: no such directory")
+    if command and not _findable(command[0], folder):
+        raise fail(
+            f"cannot find the command {command[0]!r} (not on PATH, nor a file in {folder}); "
+            "give its full path"
+        )
+    store = open_store(db)
     try:
-        entrant = store.add_entrant(name, game, command, str((cwd or Path.cwd()).resolve()))
+        entrant = store.add_entrant(name, game, command, str(folder))
     except StoreError as exc:
         raise fail(str(exc)) from exc
     console.print(
@@ -53,10 +65,19 @@ def bots_add(
     )
 
 
+def _findable(program: str, cwd: Path) -> bool:
+    """Whether the bot's program can be started from ``cwd``: a path (relative to it) to an
+    executable file, or a name on PATH."""
+    if "/" in program:
+        path = cwd / program
+        return path.is_file() and os.access(path, os.X_OK)
+    return shutil.which(program) is not None
+
+
 @app.command("list")
 def bots_list(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
     """List registered bots."""
-    entrants = open_store(db).entrants()
+    entrants = open_existing(db).entrants()
     if as_json:
         print_json(
             [
@@ -83,13 +104,13 @@ def bots_check(
     game: Annotated[
         list[str] | None, typer.Option("--game", help="Check only this game (repeat).")
     ] = None,
-    move_seconds: Annotated[float, typer.Option(help="Time per decision.")] = 5.0,
+    move_seconds: Annotated[float, typer.Option(help="Time per decision.")] = DEFAULTS.move_seconds,
     db: DbOption = DEFAULT_DB,
     as_json: JsonOption = False,
 ) -> None:
     """Play one short match of each game the bot declares against random bots and report
     protocol errors, illegal actions, timeouts and crashes in plain words."""
-    store = open_store(db)
+    store = open_existing(db)
     try:
         entrant = store.entrant(name)
         for g in game or []:

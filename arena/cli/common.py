@@ -5,6 +5,9 @@ a replay."""
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import shutil
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -14,6 +17,7 @@ from rich.console import Console
 
 from arena import runner
 from arena.schedule import ScheduleError
+from arena.settings import SettingsError
 from arena.store import Store, StoreError
 from referee.game import RulesError, UnknownGame
 from referee.match import MatchConfigError
@@ -42,7 +46,9 @@ USER_ERRORS = (
     runner.TournamentError,
     MatchConfigError,
     ReplayError,
+    SettingsError,
 )
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -73,6 +79,10 @@ def rule_options(pairs: list[str] | None, ctx: typer.Context | None = None) -> d
     items = [item for pair in pairs or [] for item in pair.split()]
     extra = list(ctx.args) if ctx is not None else []
     stray = [a for a in extra if "=" not in a]
+    if extra and not pairs:
+        raise RulesError(
+            f"unexpected argument(s) {' '.join(extra)}; give rule options after --rules"
+        )
     if stray:
         raise RulesError(
             f"unexpected argument(s) {' '.join(stray)}; rule options look like key=value"
@@ -98,3 +108,26 @@ def replay_text(db: Path, match_id: str | None, file: Path | None) -> str:
         return store.replay_text(match_id)
     except StoreError as exc:
         raise fail(str(exc)) from exc
+
+
+def invoked_as() -> str:
+    """How the user can run ``arena`` again from here, for hints printed to them: "arena"
+    when that is on PATH, else the wrapper or the path they ran (``scripts/arena`` when
+    ``arena`` is not installed), else ``python -m arena.cli``."""
+    argv0 = Path(sys.argv[0])
+    if argv0.name == "__main__.py":
+        return f"{shlex.quote(sys.executable)} -m arena.cli"
+    found = shutil.which("arena")
+    if found and Path(found).resolve() == argv0.resolve():
+        return "arena"
+    wrapper = PROJECT_ROOT / "scripts" / "arena"
+    if wrapper.exists() and argv0.resolve() == (PROJECT_ROOT / ".venv" / "bin" / "arena").resolve():
+        return shlex.quote(os.path.relpath(wrapper))
+    return shlex.quote(str(argv0))
+
+
+def db_words(db: Path) -> str:
+    """`` --db PATH`` when a hint needs it to find this database (not the default one)."""
+    if Path(os.environ.get("ARENA_DB", DEFAULT_DB)) == db:
+        return ""
+    return f" --db {shlex.quote(str(db))}"

@@ -9,9 +9,19 @@ from typing import Annotated
 import typer
 
 from arena import runner
-from arena.cli.common import DEFAULT_DB, DbOption, console, open_store
-from arena.cli.leaderboard import show_leaderboard
-from arena.cli.tournament import run_with_progress
+from arena.cli.common import (
+    DEFAULT_DB,
+    PROJECT_ROOT,
+    USER_ERRORS,
+    DbOption,
+    console,
+    db_words,
+    fail,
+    invoked_as,
+    open_store,
+)
+from arena.cli.tournament import finish, run_with_progress
+from arena.settings import TournamentSettings
 from arena.store import Store
 
 SAMPLE_BOTS = {
@@ -22,7 +32,6 @@ SAMPLE_BOTS = {
     "dingo_strategy": ("dingo", "sample_bots.dingo_strategy"),
     "goninkan_strategy": ("goninkan", "sample_bots.goninkan_strategy"),
 }
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def ensure_sample_bots(store: Store) -> list[str]:
@@ -47,36 +56,33 @@ def demo_cmd(
     store = open_store(db)
     bots = ensure_sample_bots(store)
     gin_bots = [b for b in bots if store.entrant(b).plays("gin_rummy")]
-    record = runner.create_tournament(
-        store,
-        "gin_rummy",
-        gin_bots,
-        {},
-        rounds,
-        seed,
-        concurrency,
-        None,
-        {
-            "move_seconds": 5.0,
-            "time_bank_seconds": 0.0,
-            "fault_policy": "forfeit",
-            "max_strikes": 3,
-        },
+    settings = TournamentSettings(
+        "gin_rummy", tuple(gin_bots), rounds=rounds, seed=seed, concurrency=concurrency
     )
+    try:
+        record = runner.create_tournament(store, settings)
+    except USER_ERRORS as exc:
+        raise fail(str(exc)) from exc
     summary = run_with_progress(store, record.id)
-    show_leaderboard(store, record.game, record.rules_key, False, summary)
     folder = replays / f"tournament-{record.id}"
     folder.mkdir(parents=True, exist_ok=True)
     count = 0
     for m in store.matches(tournament_id=record.id):
         (folder / f"{m['id']}.jsonl").write_text(store.replay_text(m["id"]))
         count += 1
-    console.print(f"{count} replays stored in {db} and exported to {folder}/")
+    # This tournament's own leaderboard (earlier demos in the same database do not count),
+    # and hints that work as printed: the command as it was run, the database named.
+    finish(store, summary, as_json=False)
+    console.print(f"{count} replays stored in {db} and exported to {folder}/", highlight=False)
     first = store.matches(tournament_id=record.id, limit=1)
     if first:
+        arena, on_db = invoked_as(), db_words(db)
         console.print(
-            f"watch one: arena replay show {first[0]['id']} --seat 0    "
-            f"check them all: arena replay verify"
+            f"watch one: {arena} replay show {first[0]['id']} --seat 0{on_db}\n"
+            f"check them: {arena} replay verify --tournament {record.id}{on_db}\n"
+            f"its report: {arena} report {record.id}{on_db}",
+            highlight=False,
+            soft_wrap=True,
         )
 
 

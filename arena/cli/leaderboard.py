@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.table import Table
@@ -17,31 +17,17 @@ from arena.cli.common import (
     RulesOption,
     console,
     fail,
-    open_store,
+    open_existing,
     print_json,
     rule_options,
 )
-from arena.leaderboard import leaderboard
-from arena.store import Store
+from arena.leaderboard import Row, SeatRows, leaderboard, tournament_leaderboard
+from arena.stats import PairRow, fmt_elo, head_to_head
 from referee.game import get_game, parse_rules
 
 
-def show_leaderboard(
-    store: Store, game: str, key: str, as_json: bool, summary: runner.RunSummary | None = None
-) -> None:
-    rows = leaderboard(store, game, key)
-    if as_json:
-        out: dict[str, Any] = {
-            "game": game,
-            "rules": key,
-            "leaderboard": [r.to_json() for r in rows],
-        }
-        if summary is not None:
-            out["tournament"] = summary.tournament.id
-            out["played"] = summary.played
-            out["errors"] = list(summary.errors)
-        print_json(out)
-        return
+def show_rows(rows: list[Row], title: str) -> None:
+    """The leaderboard table."""
     table = Table(
         "#",
         "bot",
@@ -53,7 +39,7 @@ def show_leaderboard(
         "mean score ± 95% CI",
         "mean rank",
         "faults",
-        title=f"{game} · rules: {key}",
+        title=title,
     )
     hindsight = any(r.hindsight_best is not None for r in rows)
     if hindsight:
@@ -79,33 +65,90 @@ def show_leaderboard(
             "best possible: the mean over the same matches of the best score achievable with "
             "every card known (the solver), to set each bot's mean score against"
         )
-    if summary is not None:
-        console.print(
-            f"tournament {summary.tournament.id}: {summary.played} matches played in "
-            f"{summary.seconds:.1f}s, status {summary.tournament.status}"
+
+
+def show_pairs(pairs: list[PairRow], title: str) -> None:
+    """The head-to-head table: each pair once, from the first bot's point of view."""
+    table = Table("bot", "vs", "games", "W-D-L", "score", "Elo ± 95%", "LOS", title=title)
+    for p in pairs:
+        if p.a > p.b:
+            continue
+        table.add_row(
+            p.a,
+            p.b,
+            str(p.games),
+            f"{p.wins}-{p.draws}-{p.losses}",
+            f"{100 * p.score:.1f}%",
+            f"{fmt_elo(p.elo)} [{fmt_elo(p.elo_low)}, {fmt_elo(p.elo_high)}]",
+            f"{100 * p.los:.1f}%",
         )
+    console.print(table)
 
 
 def leaderboard_cmd(
     ctx: typer.Context,
-    game: Annotated[str, typer.Option(help="Game name.")],
+    game: Annotated[str | None, typer.Option(help="Game name.")] = None,
     rules: RulesOption = None,
+    tournament: Annotated[
+        int | None, typer.Option(help="One tournament's ratings, over its own matches only.")
+    ] = None,
+    pairs: Annotated[
+        bool, typer.Option("--pairs", help="Add the head-to-head table (score, Elo, LOS).")
+    ] = False,
     db: DbOption = DEFAULT_DB,
     as_json: JsonOption = False,
 ) -> None:
-    """Ratings per game and rule set (every rule set played, unless --rules picks one)."""
-    store = open_store(db)
+    """Ratings per game and rule set (every rule set played, unless --rules picks one), or of
+    one tournament (--tournament)."""
+    store = open_existing(db)
+    boards: list[tuple[str, list[Row], SeatRows]] = []
     try:
-        engine = get_game(game)
-        keys = store.rules_keys(game)
-        if rules or ctx.args:
-            keys = [runner.rules_key(game, parse_rules(engine.Rules, rule_options(rules, ctx)))]
+        if tournament is not None:
+            if game or rules or ctx.args:
+                raise fail("--tournament picks the game and rules itself")
+            record = store.tournament(tournament)
+            boards.append(
+                (
+                    f"tournament {record.id} · {record.game} · rules: {record.rules_key}",
+                    tournament_leaderboard(store, tournament),
+                    store.results_in_order(record.game, record.rules_key, tournament),
+                )
+            )
+        else:
+            if game is None:
+                raise fail("give --game (or --tournament)")
+            engine = get_game(game)
+            keys = store.rules_keys(game)
+            if rules or ctx.args:
+                keys = [runner.rules_key(game, parse_rules(engine.Rules, rule_options(rules, ctx)))]
+            if not keys:
+                raise fail(f"no {game} matches stored in {db} yet")
+            for key in keys:
+                boards.append(
+                    (
+                        f"{game} · rules: {key}",
+                        leaderboard(store, game, key),
+                        store.results_in_order(game, key),
+                    )
+                )
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
-    if not keys:
-        raise fail(f"no {game} matches stored in {db} yet")
-    for key in keys:
-        show_leaderboard(store, game, key, as_json)
+    if as_json:
+        print_json(
+            [
+                {
+                    "title": title,
+                    "leaderboard": [r.to_json() for r in rows],
+                    **({"pairs": [p.to_json() for p in head_to_head(results)]} if pairs else {}),
+                }
+                for title, rows, results in boards
+            ]
+        )
+        return
+    for title, rows, results in boards:
+        show_rows(rows, title)
+        if pairs:
+            show_pairs(head_to_head(results), f"head to head · {title}")
 
 
 def register(app: typer.Typer) -> None:

@@ -1,15 +1,45 @@
-"""``arena matches``: list stored matches."""
+"""``arena matches``: list and export stored matches."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
-from arena.cli.common import DEFAULT_DB, DbOption, JsonOption, console, open_store, print_json
+from arena.cli.common import (
+    DEFAULT_DB,
+    USER_ERRORS,
+    DbOption,
+    JsonOption,
+    console,
+    err,
+    fail,
+    open_existing,
+    print_json,
+)
+from arena.export import export_rows, write_export
+from arena.store import Store
+from referee.game import get_game
 
-app = typer.Typer(no_args_is_help=True, help="List stored matches.")
+app = typer.Typer(no_args_is_help=True, help="List and export stored matches.")
+
+
+def _checked(db: Path, game: str | None, tournament: int | None, bot: str | None) -> Store:
+    """The database, once the filters name a known game, tournament and bot."""
+    store = open_existing(db)
+    try:
+        if game is not None:
+            get_game(game)
+        if bot is not None:
+            store.entrant(bot)
+        if tournament is not None:
+            store.tournament(tournament)
+    except USER_ERRORS as exc:
+        raise fail(str(exc)) from exc
+    return store
 
 
 @app.command("list")
@@ -22,7 +52,8 @@ def matches_list(
     as_json: JsonOption = False,
 ) -> None:
     """List stored matches."""
-    rows = open_store(db).matches(game, tournament, bot, limit)
+    store = _checked(db, game, tournament, bot)
+    rows = store.matches(game, tournament, bot, limit)
     if as_json:
         print_json(rows)
         return
@@ -45,3 +76,28 @@ def matches_list(
             m["finished"],
         )
     console.print(table)
+
+
+@app.command("export")
+def matches_export(
+    game: Annotated[str | None, typer.Option(help="Only this game.")] = None,
+    tournament: Annotated[int | None, typer.Option(help="Only this tournament.")] = None,
+    bot: Annotated[str | None, typer.Option(help="Only matches this bot played.")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="csv | jsonl")] = "csv",
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="File to write (default: stdout).")
+    ] = None,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Write one row per match and seat (game version, seed, bot, score, rank, faults, ...)
+    as CSV or JSON Lines."""
+    if fmt not in ("csv", "jsonl"):
+        raise fail(f"--format must be csv or jsonl, not {fmt!r}")
+    store = _checked(db, game, tournament, bot)
+    rows = export_rows(store, game, tournament, bot)
+    if output is None:
+        write_export(rows, sys.stdout, fmt)
+        return
+    with output.open("w", newline="") as out:
+        count = write_export(rows, out, fmt)
+    err.print(f"wrote {count} rows to {output}", highlight=False)

@@ -72,6 +72,7 @@ def replay_verify(
         list[str] | None, typer.Argument(help="Stored matches (default: all).")
     ] = None,
     file: Annotated[Path | None, typer.Option(help="Verify a replay file instead.")] = None,
+    tournament: Annotated[int | None, typer.Option(help="Every match of this tournament.")] = None,
     db: DbOption = DEFAULT_DB,
     as_json: JsonOption = False,
 ) -> None:
@@ -81,13 +82,20 @@ def replay_verify(
         targets = [(str(file), replay_text(db, None, file))]
     else:
         store = open_existing(db)
-        ids = list(match_ids or store.replay_ids())
+        if tournament is not None:
+            try:
+                store.tournament(tournament)
+            except StoreError as exc:
+                raise fail(str(exc)) from exc
+            ids = [m["id"] for m in store.matches(tournament_id=tournament)]
+        else:
+            ids = list(match_ids or store.replay_ids())
         targets = []
         for mid in ids:
             try:
                 targets.append((mid, store.replay_text(mid)))
             except StoreError as exc:
-                targets.append((mid, f"<{exc}>"))
+                raise fail(str(exc)) from exc  # no such match: not a mismatch, an error
     bad = 0
     report = []
     for name, text in targets:

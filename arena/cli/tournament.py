@@ -1,9 +1,12 @@
-"""``arena tournament``: run, resume and list tournaments, with a progress display."""
+"""``arena tournament``: run (from flags or a tournament file), SPRT, resume and list
+tournaments, with a progress display and an end that says what went wrong."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated
+from collections import Counter
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -18,20 +21,33 @@ from arena.cli.common import (
     JsonOption,
     RulesOption,
     console,
+    db_words,
     err,
     fail,
+    invoked_as,
     open_store,
     print_json,
     rule_options,
 )
-from arena.cli.leaderboard import show_leaderboard
+from arena.cli.leaderboard import show_rows
+from arena.leaderboard import tournament_leaderboard
+from arena.settings import DEFAULTS, SprtSettings, TournamentSettings, load_file
+from arena.sprt import SprtStatus, sprt_status
+from arena.stats import fmt_elo
 from arena.store import Store, StoreError
 
-app = typer.Typer(no_args_is_help=True, help="Run and resume round-robin tournaments.")
+app = typer.Typer(no_args_is_help=True, help="Run, resume and list tournaments; run SPRTs.")
+
+_SPRTDEFAULTS = SprtSettings()
+
+
+def _default(name: str) -> str:
+    return f" (default: {getattr(DEFAULTS, name)})"
 
 
 def run_with_progress(store: Store, tournament_id: int, quiet: bool = False) -> runner.RunSummary:
-    """Play a tournament's remaining matches with a progress bar on stderr."""
+    """Play a tournament's remaining matches with a progress bar on stderr: matches done,
+    the running top of the standings (wins) and the faults so far."""
     record = store.tournament(tournament_id)
     columns = (
         TextColumn(f"tournament {tournament_id} · {record.game}"),
@@ -40,83 +56,302 @@ def run_with_progress(store: Store, tournament_id: int, quiet: bool = False) -> 
         TimeElapsedColumn(),
         TextColumn("{task.fields[last]}"),
     )
+    wins: Counter[str] = Counter()
+    faults: Counter[str] = Counter()
     with Progress(*columns, console=err, disable=quiet) as progress:
         task = progress.add_task("matches", total=record.total_matches, last="")
 
         def on_progress(p: runner.Progress) -> None:
             last = ""
             if p.result is not None and p.plan is not None:
-                winners = [
-                    n for n, r in zip(p.plan.lineup, p.result.outcome.ranks, strict=True) if r == 1
-                ]
-                last = f"{p.result.spec.match_id}: {'/'.join(winners)} first" + (
-                    f" ({p.result.reason})" if p.result.reason != "finished" else ""
+                for name, rank in zip(p.plan.lineup, p.result.outcome.ranks, strict=True):
+                    wins[name] += rank == 1
+                for fault in p.result.faults:
+                    faults[p.plan.lineup[fault.seat]] += 1
+                top = ", ".join(f"{n} {w}" for n, w in wins.most_common(3))
+                last = f"wins: {top}" + (
+                    f" · faults: {', '.join(f'{n} {c}' for n, c in faults.most_common())}"
+                    if faults
+                    else ""
                 )
             progress.update(task, completed=p.done, last=last)
 
         try:
             summary = asyncio.run(runner.run_tournament(store, tournament_id, on_progress))
         except KeyboardInterrupt:
-            err.print(f"interrupted: resume with [bold]arena tournament resume {tournament_id}[/]")
+            err.print(
+                f"interrupted: resume with [bold]{invoked_as()} tournament resume "
+                f"{tournament_id}{db_words(store.path)}[/]",
+                highlight=False,
+            )
             raise typer.Exit(130) from None
     for problem in summary.errors:
-        err.print(f"[yellow]match error:[/] {problem}")
+        err.print(f"[yellow]match error:[/] {problem}", highlight=False)
     return summary
+
+
+def finish(store: Store, summary: runner.RunSummary, as_json: bool) -> None:
+    """Print this tournament's result (leaderboard, SPRT verdict) with any warning at the
+    top, and exit non-zero, with the reason, when it played nothing or stopped incomplete."""
+    record = summary.tournament
+    rows = tournament_leaderboard(store, record.id)
+    warnings = [
+        f"{r.entrant} forfeited every one of its {r.games} matches"
+        for r in rows
+        if r.games and r.forfeits == r.games
+    ]
+    stored = len(store.finished_indexes(record.id))
+    problem = None
+    if stored == 0:
+        problem = "no match was played" + (f": {summary.errors[0]}" if summary.errors else "")
+    elif record.status != "finished":
+        problem = (
+            f"tournament {record.id} stopped incomplete ({stored} of {record.total_matches} "
+            f"matches); resume with {invoked_as()} tournament resume {record.id}{db_words(store.path)}"
+        )
+    status = sprt_status(store, record) if record.settings.format == "sprt" else None
+    if as_json:
+        out: dict[str, Any] = {
+            "tournament": record.id,
+            "game": record.game,
+            "rules": record.rules_key,
+            "format": record.settings.format,
+            "status": record.status,
+            "played": summary.played,
+            "errors": list(summary.errors),
+            "warnings": warnings,
+            "leaderboard": [r.to_json() for r in rows],
+        }
+        if status is not None:
+            out["sprt"] = status.to_json()
+        if problem:
+            out["problem"] = problem
+        print_json(out)
+    else:
+        for warning in warnings:
+            console.print(f"[bold yellow]warning:[/] {warning}", highlight=False)
+        show_rows(rows, f"tournament {record.id} · {record.game} · rules: {record.rules_key}")
+        if status is not None:
+            show_sprt(status)
+        console.print(
+            f"tournament {record.id}: {summary.played} matches played in "
+            f"{summary.seconds:.1f}s, status {record.status}"
+        )
+    if problem:
+        raise fail(problem, code=1)
+
+
+def show_sprt(status: SprtStatus) -> None:
+    s = status.summary
+    console.print(
+        f"SPRT {status.new} vs {status.base}: [bold]{status.verdict}[/] · "
+        f"LLR {status.test.llr:.2f} ({status.test.lower:.2f}, {status.test.upper:.2f}) · "
+        f"Elo {fmt_elo(s.elo)} [{fmt_elo(s.elo_low)}, {fmt_elo(s.elo_high)}] · "
+        f"LOS {100 * s.los:.1f}% · {status.pairs} pairs "
+        + " ".join(f"{k}:{v}" for k, v in status.pair_counts.items()),
+        highlight=False,
+    )
+
+
+def _settings(
+    file: Path | None, given: dict[str, Any], sprt: dict[str, Any] | None = None
+) -> TournamentSettings:
+    """The file's settings (if any) with the flags given on the command line over them."""
+    base: dict[str, Any] = load_file(file) if file is not None else {}
+    overrides = {k: v for k, v in given.items() if v is not None}
+    for name in ("bots", "challengers", "field"):
+        if isinstance(overrides.get(name), str):
+            overrides[name] = [b for b in overrides[name].split(",")]
+    if "rules" in overrides:
+        overrides["rules"] = {**base.get("rules", {}), **overrides["rules"]}
+    if sprt is not None:
+        overrides["sprt"] = {
+            **base.get("sprt", {}),
+            **{k: v for k, v in sprt.items() if v is not None},
+        }
+    return TournamentSettings.from_mapping({**base, **overrides})
+
+
+def _start(store: Store, settings: TournamentSettings, as_json: bool) -> None:
+    try:
+        record = runner.create_tournament(store, settings)
+    except USER_ERRORS as exc:
+        raise fail(str(exc)) from exc
+    summary = run_with_progress(store, record.id, quiet=as_json)
+    finish(store, summary, as_json)
+
+
+GameOpt = Annotated[str | None, typer.Option(help="Game name (see 'arena games').")]
+SeedOpt = Annotated[int | None, typer.Option(help="Seed of the deals" + _default("seed"))]
+ConcurrencyOpt = Annotated[
+    int | None, typer.Option(help="Matches played at once" + _default("concurrency"))
+]
+SeatsOpt = Annotated[
+    int | None, typer.Option(help="Seats per match (default: the game's minimum).")
+]
+MoveOpt = Annotated[float | None, typer.Option(help="Time per decision" + _default("move_seconds"))]
+BankOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--time-bank", help="Extra seconds per bot per match" + _default("time_bank_seconds")
+    ),
+]
+PolicyOpt = Annotated[str | None, typer.Option(help="forfeit | default" + _default("fault_policy"))]
+StrikesOpt = Annotated[
+    int | None,
+    typer.Option(help="Strikes before a forfeit under 'default'" + _default("max_strikes")),
+]
+SandboxOpt = Annotated[str | None, typer.Option(help="auto | bwrap | none" + _default("sandbox"))]
 
 
 @app.command("run", context_settings=EXTRA_ARGS)
 def tournament_run(
     ctx: typer.Context,
-    game: Annotated[str, typer.Option(help="Game name (see 'arena games').")],
-    bots: Annotated[str, typer.Option(help="Comma-separated bot names.")],
-    rounds: Annotated[int, typer.Option(help="Repetitions of the whole round robin.")] = 1,
-    concurrency: Annotated[int, typer.Option(help="Matches played at once.")] = 2,
-    seed: Annotated[int, typer.Option(help="Seed of the deals.")] = 1,
-    seats: Annotated[
-        int | None, typer.Option(help="Seats per match (default: the game's minimum).")
+    file: Annotated[
+        Path | None, typer.Argument(help="A tournament file (TOML); flags override it.")
     ] = None,
+    game: GameOpt = None,
+    bots: Annotated[
+        str | None, typer.Option(help="Comma-separated bot names (a gauntlet's field).")
+    ] = None,
+    format: Annotated[
+        str | None, typer.Option("--format", help="round_robin | gauntlet" + _default("format"))
+    ] = None,
+    challengers: Annotated[
+        str | None, typer.Option(help="Gauntlet: comma-separated bots that play the field.")
+    ] = None,
+    rounds: Annotated[
+        int | None, typer.Option(help="Repetitions of the whole schedule" + _default("rounds"))
+    ] = None,
+    concurrency: ConcurrencyOpt = None,
+    seed: SeedOpt = None,
+    seats: SeatsOpt = None,
     rules: RulesOption = None,
-    move_seconds: Annotated[float, typer.Option(help="Time per decision.")] = 5.0,
-    time_bank: Annotated[float, typer.Option(help="Extra seconds per bot per match.")] = 0.0,
-    fault_policy: Annotated[str, typer.Option(help="forfeit | default")] = "forfeit",
-    max_strikes: Annotated[int, typer.Option(help="Strikes before a forfeit under 'default'.")] = 3,
+    move_seconds: MoveOpt = None,
+    time_bank: BankOpt = None,
+    fault_policy: PolicyOpt = None,
+    max_strikes: StrikesOpt = None,
     bot_cpu_seconds: Annotated[
-        float | None, typer.Option(help="CPU seconds per bot per match.")
-    ] = 60.0,
+        float | None,
+        typer.Option(help="CPU seconds per bot per match" + _default("bot_cpu_seconds")),
+    ] = None,
     bot_memory_mb: Annotated[
-        float | None, typer.Option(help="Memory per bot (all its processes).")
-    ] = 1024.0,
-    bot_output_kb: Annotated[int, typer.Option(help="Stderr kept per bot per match.")] = 64,
+        float | None,
+        typer.Option(help="Memory per bot, all its processes" + _default("bot_memory_mb")),
+    ] = None,
+    bot_output_kb: Annotated[
+        int | None, typer.Option(help="Stderr kept per bot per match" + _default("bot_output_kb"))
+    ] = None,
+    sandbox: SandboxOpt = None,
     db: DbOption = DEFAULT_DB,
     as_json: JsonOption = False,
 ) -> None:
-    """Run a round-robin tournament and print its leaderboard."""
-    store = open_store(db)
-    settings = {
-        "move_seconds": move_seconds,
-        "time_bank_seconds": time_bank,
-        "fault_policy": fault_policy,
-        "max_strikes": max_strikes,
-        "bot_cpu_seconds": bot_cpu_seconds,
-        "bot_memory_mb": bot_memory_mb,
-        "bot_output_bytes": bot_output_kb * 1024,
-    }
+    """Run a tournament (round robin or gauntlet) from flags or a tournament file, then print
+    its leaderboard. Exits 1 when no match was played or it stopped incomplete."""
+    # Click hands the first bare word to FILE even when it belongs to --rules (``--rules
+    # a=1 b=2``): key=value words are rule options, one other word the file, nothing else.
+    words = ([str(file)] if file is not None else []) + list(ctx.args)
+    rule_words = [w for w in words if "=" in w]
+    others = [w for w in words if "=" not in w]
+    if rule_words and not rules:
+        raise fail(
+            f"unexpected argument(s) {' '.join(rule_words)}; give rule options after --rules"
+        )
+    if len(others) > 1:
+        raise fail(f"unexpected argument(s) {' '.join(others[1:])}")
+    file = Path(others[0]) if others else None
     try:
-        record = runner.create_tournament(
-            store,
-            game,
-            [b.strip() for b in bots.split(",") if b.strip()],
-            rule_options(rules),
-            rounds,
-            seed,
-            concurrency,
-            seats,
-            settings,
+        settings = _settings(
+            file,
+            {
+                "game": game,
+                "bots": bots,
+                "format": format,
+                "challengers": challengers,
+                "rounds": rounds,
+                "concurrency": concurrency,
+                "seed": seed,
+                "seats": seats,
+                "rules": rule_options([*(rules or []), *rule_words]) if rules else None,
+                "move_seconds": move_seconds,
+                "time_bank_seconds": time_bank,
+                "fault_policy": fault_policy,
+                "max_strikes": max_strikes,
+                "bot_cpu_seconds": bot_cpu_seconds,
+                "bot_memory_mb": bot_memory_mb,
+                "bot_output_kb": bot_output_kb,
+                "sandbox": sandbox,
+            },
         )
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
-    summary = run_with_progress(store, record.id, quiet=as_json)
-    show_leaderboard(store, record.game, record.rules_key, as_json, summary)
+    _start(open_store(db), settings, as_json)
+
+
+@app.command("sprt", context_settings=EXTRA_ARGS)
+def tournament_sprt(
+    ctx: typer.Context,
+    game: GameOpt = None,
+    bots: Annotated[str | None, typer.Option(help="NEW,BASE: the two bots to compare.")] = None,
+    elo0: Annotated[
+        float | None,
+        typer.Option(help=f"H0: NEW is this many Elo stronger (default: {_SPRTDEFAULTS.elo0})."),
+    ] = None,
+    elo1: Annotated[
+        float | None,
+        typer.Option(help=f"H1: NEW is this many Elo stronger (default: {_SPRTDEFAULTS.elo1})."),
+    ] = None,
+    alpha: Annotated[float | None, typer.Option(help="False H1 rate (default: 0.05).")] = None,
+    beta: Annotated[float | None, typer.Option(help="False H0 rate (default: 0.05).")] = None,
+    max_matches: Annotated[
+        int | None,
+        typer.Option(
+            help=f"Stop inconclusive after this many matches (default: {_SPRTDEFAULTS.max_matches})."
+        ),
+    ] = None,
+    field: Annotated[
+        str | None,
+        typer.Option(
+            help="Games of more than two seats: the bots in the other seats (comma-separated)."
+        ),
+    ] = None,
+    concurrency: ConcurrencyOpt = None,
+    seed: SeedOpt = None,
+    seats: SeatsOpt = None,
+    rules: RulesOption = None,
+    move_seconds: MoveOpt = None,
+    time_bank: BankOpt = None,
+    fault_policy: PolicyOpt = None,
+    max_strikes: StrikesOpt = None,
+    sandbox: SandboxOpt = None,
+    db: DbOption = DEFAULT_DB,
+    as_json: JsonOption = False,
+) -> None:
+    """Is NEW better than BASE? A sequential probability ratio test over duplicate pairs
+    (one deal played twice, seats swapped) that stops as soon as it can tell."""
+    try:
+        settings = _settings(
+            None,
+            {
+                "format": "sprt",
+                "game": game,
+                "bots": bots,
+                "field": field,
+                "concurrency": concurrency,
+                "seed": seed,
+                "seats": seats,
+                "rules": rule_options(rules, ctx) if rules or ctx.args else None,
+                "move_seconds": move_seconds,
+                "time_bank_seconds": time_bank,
+                "fault_policy": fault_policy,
+                "max_strikes": max_strikes,
+                "sandbox": sandbox,
+            },
+            {"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta, "max_matches": max_matches},
+        )
+    except USER_ERRORS as exc:
+        raise fail(str(exc)) from exc
+    _start(open_store(db), settings, as_json)
 
 
 @app.command("resume")
@@ -126,29 +361,40 @@ def tournament_resume(
     """Finish a tournament that was stopped: finished matches are not played again."""
     store = open_store(db)
     try:
-        record = store.tournament(tournament_id)
+        store.tournament(tournament_id)
     except StoreError as exc:
         raise fail(str(exc)) from exc
     summary = run_with_progress(store, tournament_id, quiet=as_json)
-    show_leaderboard(store, record.game, record.rules_key, as_json, summary)
+    finish(store, summary, as_json)
 
 
 @app.command("list")
 def tournament_list(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
     """List tournaments and how far they got."""
-    store = open_store(db)
+    from arena.cli.common import open_existing
+
+    store = open_existing(db)
     records = store.tournaments()
     done = {r.id: len(store.finished_indexes(r.id)) for r in records}
     if as_json:
         print_json(
-            [{**r.__dict__, "bots": list(r.bots), "matches_done": done[r.id]} for r in records]
+            [
+                {
+                    **r.__dict__,
+                    "bots": list(r.bots),
+                    "settings": r.settings.to_json(),
+                    "matches_done": done[r.id],
+                }
+                for r in records
+            ]
         )
         return
-    table = Table("id", "game", "rules", "bots", "seats", "matches", "status", "created")
+    table = Table("id", "game", "format", "rules", "bots", "seats", "matches", "status", "created")
     for r in records:
         table.add_row(
             str(r.id),
             r.game,
+            r.settings.format,
             r.rules_key,
             ", ".join(r.bots),
             str(r.seats),

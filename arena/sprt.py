@@ -1,0 +1,108 @@
+"""An SPRT tournament's state, from its stored matches: the duplicate pairs played so far,
+their scores, the log-likelihood ratio against its bounds, and the verdict.
+
+Pair ``p`` is matches ``2p`` and ``2p+1`` (one deal, see :func:`arena.schedule.sprt_pairs`).
+With two seats the pair scores NEW's points over both matches (win 1, draw 1/2, loss 0),
+so 0, 1/2, 1, 3/2 or 2, scaled to [0, 1]: the pentanomial model. With more seats the pair
+compares NEW's rank with BASE's rank in the same seat on the same deal: 1, 1/2 or 0.
+
+The verdict is taken over the pairs in schedule order and stops at the first prefix whose
+LLR crosses a bound, so it does not depend on how many matches were in flight when the
+test stopped or was killed: a resumed test reaches the verdict an uninterrupted one does.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from arena.stats import PENTANOMIAL, TRINOMIAL, ScoreSummary, Sprt, sprt, summarize
+from arena.store import Store, TournamentRecord
+
+
+@dataclass(frozen=True)
+class SprtStatus:
+    new: str
+    base: str
+    pairs: int  # pairs counted (up to the verdict)
+    pair_counts: dict[str, int]  # pair score -> how many pairs (pentanomial/trinomial)
+    test: Sprt
+    summary: ScoreSummary  # Elo of NEW over BASE with its 95% interval, LOS
+    capped: bool  # every scheduled match played without a verdict
+
+    @property
+    def decided(self) -> bool:
+        return self.test.verdict is not None or self.capped
+
+    @property
+    def verdict(self) -> str:
+        return self.test.verdict or ("inconclusive" if self.capped else "running")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "new": self.new,
+            "base": self.base,
+            "verdict": self.verdict,
+            "pairs": self.pairs,
+            "pair_counts": self.pair_counts,
+            "llr": self.test.llr,
+            "lower_bound": self.test.lower,
+            "upper_bound": self.test.upper,
+            **{k: v for k, v in self.summary.to_json().items() if k.startswith("elo")},
+            "los": self.summary.los,
+            "games": 2 * self.pairs,
+        }
+
+
+def _match_score(ranks: dict[str, int], me: str, other: str) -> float:
+    return 1.0 if ranks[me] < ranks[other] else 0.0 if ranks[me] > ranks[other] else 0.5
+
+
+def pair_scores(store: Store, record: TournamentRecord) -> list[float | None]:
+    """Per pair in schedule order: its score in [0, 1], or None while not both played."""
+    new, base = record.settings.bots
+    by_idx: dict[int, dict[str, Any]] = {}
+    for m in store.matches(tournament_id=record.id):
+        by_idx[int(m["idx"])] = m
+    pairs = record.total_matches // 2
+    out: list[float | None] = []
+    for p in range(pairs):
+        first, second = by_idx.get(2 * p), by_idx.get(2 * p + 1)
+        if first is None or second is None:
+            out.append(None)
+            continue
+        if record.seats == 2:
+            total = 0.0
+            for m in (first, second):
+                ranks = dict(zip(m["entrants"], m["outcome"]["ranks"], strict=True))
+                total += _match_score(ranks, new, base)
+            out.append(total / 2.0)
+        else:
+            new_rank = first["outcome"]["ranks"][first["entrants"].index(new)]
+            base_rank = second["outcome"]["ranks"][second["entrants"].index(base)]
+            out.append(1.0 if new_rank < base_rank else 0.0 if new_rank > base_rank else 0.5)
+    return out
+
+
+def sprt_status(store: Store, record: TournamentRecord) -> SprtStatus:
+    settings = record.settings
+    assert settings.sprt is not None
+    test = settings.sprt
+    new, base = settings.bots
+    scores = pair_scores(store, record)
+    counted: list[float] = []
+    outcomes = PENTANOMIAL if record.seats == 2 else TRINOMIAL
+    result = sprt([], test.elo0, test.elo1, test.alpha, test.beta, outcomes)
+    for score in scores:
+        if score is None:
+            break  # the verdict is read over complete pairs in order only
+        counted.append(score)
+        result = sprt(counted, test.elo0, test.elo1, test.alpha, test.beta, outcomes)
+        if result.verdict is not None:
+            break
+    capped = result.verdict is None and all(s is not None for s in scores)
+    counts = Counter(f"{s * (2 if record.seats == 2 else 1):g}" for s in counted)
+    return SprtStatus(
+        new, base, len(counted), dict(sorted(counts.items())), result, summarize(counted), capped
+    )
