@@ -101,7 +101,7 @@ def leaderboard_cmd(
     """Ratings per game and rule set (every rule set played, unless --rules picks one), or of
     one tournament (--tournament)."""
     store = open_existing(db)
-    boards: list[tuple[str, list[Row], SeatRows]] = []
+    boards: list[tuple[str, dict[str, object], list[Row], SeatRows]] = []
     try:
         if tournament is not None:
             if game or rules or ctx.args:
@@ -110,6 +110,7 @@ def leaderboard_cmd(
             boards.append(
                 (
                     f"tournament {record.id} · {record.game} · rules: {record.rules_key}",
+                    {"tournament": record.id, "game": record.game, "rules": record.rules_key},
                     tournament_leaderboard(store, tournament),
                     store.results_in_order(record.game, record.rules_key, tournament),
                 )
@@ -127,6 +128,7 @@ def leaderboard_cmd(
                 boards.append(
                     (
                         f"{game} · rules: {key}",
+                        {"game": game, "rules": key},
                         leaderboard(store, game, key),
                         store.results_in_order(game, key),
                     )
@@ -134,18 +136,17 @@ def leaderboard_cmd(
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
     if as_json:
-        print_json(
-            [
-                {
-                    "title": title,
-                    "leaderboard": [r.to_json() for r in rows],
-                    **({"pairs": [p.to_json() for p in head_to_head(results)]} if pairs else {}),
-                }
-                for title, rows, results in boards
-            ]
-        )
+        docs = [
+            {
+                **key,
+                "leaderboard": [r.to_json() for r in rows],
+                **({"pairs": [p.to_json() for p in head_to_head(results)]} if pairs else {}),
+            }
+            for (_, key, rows, results) in boards
+        ]
+        print_json(docs[0] if len(docs) == 1 else docs)  # several rule sets: a list
         return
-    for title, rows, results in boards:
+    for title, _, rows, results in boards:
         show_rows(rows, title)
         if pairs:
             show_pairs(head_to_head(results), f"head to head · {title}")

@@ -257,8 +257,10 @@ def tournament_run(
         raise fail(
             f"unexpected argument(s) {' '.join(rule_words)}; give rule options after --rules"
         )
-    if len(others) > 1:
-        raise fail(f"unexpected argument(s) {' '.join(others[1:])}")
+    looks_like_file = bool(others) and (others[0].endswith(".toml") or Path(others[0]).is_file())
+    if len(others) > 1 or (others and not looks_like_file):
+        stray = others[1:] if looks_like_file else others
+        raise fail(f"unexpected argument(s) {' '.join(stray)}")
     file = Path(others[0]) if others else None
     try:
         settings = _settings(

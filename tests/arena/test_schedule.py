@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from arena.schedule import ScheduleError, lineups, round_robin
+from arena.schedule import ScheduleError, gauntlet, lineups, round_robin, sprt_pairs
 
 
 def test_two_seat_round_robin_plays_every_pair_both_ways_on_the_rounds_deal() -> None:
@@ -54,3 +54,41 @@ def test_same_seed_same_schedule_and_bad_input() -> None:
         round_robin(["a", "a"], 2, 1, 1)
     with pytest.raises(ScheduleError):
         round_robin(["a", "b"], 2, 0, 1)
+
+
+def test_one_bot_never_plays_itself() -> None:
+    with pytest.raises(ScheduleError, match="would only play itself"):
+        round_robin(["a"], seats=2, rounds=1, seed=1)
+    assert len(round_robin(["a"], seats=1, rounds=2, seed=1)) == 2  # solitaire: alone is fine
+
+
+def test_gauntlet_challengers_play_the_field_not_each_other() -> None:
+    plans = gauntlet(["x", "y"], ["a", "b", "c"], seats=2, rounds=2, seed=3)
+    assert len(plans) == 2 * 2 * 3 * 2  # rounds x challengers x opponents x seatings
+    for p in plans:
+        assert len({"x", "y"} & set(p.lineup)) == 1  # exactly one challenger per match
+    pairs = {frozenset(p.lineup) for p in plans}
+    assert pairs == {frozenset((c, f)) for c in "xy" for f in "abc"}
+    assert {p.seed for p in plans if p.round == 0} != {p.seed for p in plans if p.round == 1}
+    three = gauntlet(["x"], ["a", "b", "c"], seats=3, rounds=1, seed=3)
+    assert {frozenset(p.lineup) for p in three} == {
+        frozenset(("x", *pair)) for pair in (("a", "b"), ("a", "c"), ("b", "c"))
+    }
+    assert len(three) == 3 * 3  # three seatings of each table
+    with pytest.raises(ScheduleError, match="both a challenger and in the field"):
+        gauntlet(["a"], ["a", "b"], seats=2, rounds=1, seed=1)
+
+
+def test_sprt_pairs_share_a_deal_with_seats_swapped_or_the_same_seat() -> None:
+    two = sprt_pairs("new", "base", [], seats=2, max_matches=6, seed=5)
+    assert [p.lineup for p in two[:2]] == [("new", "base"), ("base", "new")]
+    assert len(two) == 6 and all(two[2 * i].seed == two[2 * i + 1].seed for i in range(3))
+    assert len({p.seed for p in two}) == 3
+    four = sprt_pairs("new", "base", ["f1", "f2", "f3"], seats=4, max_matches=8, seed=5)
+    for i in range(4):
+        first, second = four[2 * i].lineup, four[2 * i + 1].lineup
+        seat = first.index("new")
+        assert seat == i % 4 and second.index("base") == seat
+        assert [n for n in first if n != "new"] == [n for n in second if n != "base"]
+    with pytest.raises(ScheduleError, match="field of 3"):
+        sprt_pairs("new", "base", ["f1"], seats=4, max_matches=8, seed=5)

@@ -1,0 +1,299 @@
+"""The CLI says what happened: every --rules value is applied and stray words are errors;
+tournaments that play nothing or stop incomplete exit non-zero with the reason; a bot that
+forfeited everything is named at the top; read-only commands refuse a missing database;
+bad names are refused; tournament files with flags over them; the export's rows match the
+stored matches; the demo shows its own tournament with hints that work as printed. Real
+processes and real SQLite files throughout."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shlex
+import sqlite3
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import arena
+
+ROOT = Path(__file__).resolve().parents[2]
+PY = sys.executable
+BOT = [PY, "-m", "sample_bots.random_bot"]
+
+
+def register(db: Path, *names: str, command: list[str] = BOT) -> None:
+    for name in names:
+        arena(db, "bots", "add", name, "--game", "*", "--", *command)
+
+
+def stored_rules(db: Path, tournament: int = 1) -> dict[str, object]:
+    with sqlite3.connect(db) as conn:
+        row = conn.execute("select rules from tournaments where id = ?", [tournament]).fetchone()
+    rules: dict[str, object] = json.loads(row[0])
+    return rules
+
+
+def test_every_rules_value_is_applied_and_stray_words_are_errors(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    register(db, "a", "b")
+    run = ["tournament", "run", "--game", "gin_rummy", "--bots", "a,b", "--json"]
+    arena(db, *run, "--rules", "max_hands=1", "knock_limit=7")
+    rules = stored_rules(db)
+    assert rules["max_hands"] == 1 and rules["knock_limit"] == 7
+    db2 = tmp_path / "b.db"
+    register(db2, "a", "b", "c")
+    arena(
+        db2,
+        "tournament",
+        "run",
+        "--game",
+        "gin_rummy",
+        "--bots",
+        "a,b,c",
+        "--rules",
+        "players=3",
+        "preset=pagat_classic",
+        "max_hands=1",
+        "--json",
+    )
+    three = stored_rules(db2)
+    assert three["players"] == 3 and three["max_hands"] == 1
+    assert three["gin_bonus"] != stored_rules(db)["gin_bonus"]  # the preset was applied
+    stray = arena(db, *run, "--rules", "max_hands=1", "oops", check=False)
+    assert stray.returncode == 2 and "unexpected argument(s) oops" in stray.stderr
+    bare = arena(db, *run, "max_hands=1", check=False)
+    assert bare.returncode == 2 and "give rule options after --rules" in bare.stderr
+    assert len(json.loads(arena(db, "tournament", "list", "--json").stdout)) == 1
+
+
+def test_one_bot_does_not_play_itself(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    register(db, "a")
+    out = arena(db, "tournament", "run", "--game", "gin_rummy", "--bots", "a", check=False)
+    assert out.returncode == 2 and "would only play itself" in out.stderr
+
+
+def test_read_only_commands_refuse_a_missing_database(tmp_path: Path) -> None:
+    missing = tmp_path / "none.db"
+    for args in (
+        ["bots", "list"],
+        ["matches", "list"],
+        ["matches", "export"],
+        ["leaderboard", "--game", "gin_rummy"],
+        ["tournament", "list"],
+        ["replay", "verify"],
+        ["replay", "show", "t1-00000"],
+    ):
+        out = arena(missing, *args, check=False)
+        assert out.returncode == 2 and f"no database at {missing}" in out.stderr, args
+    assert not missing.exists()
+
+
+def test_bad_names_are_refused(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    register(db, "a", "b")
+    arena(db, "tournament", "run", "--game", "golf", "--bots", "a,b", "--rules", "holes=1")
+    nosuch = arena(db, "replay", "verify", "nosuch", check=False)
+    assert nosuch.returncode == 2 and "'nosuch'" in nosuch.stderr and "ok" not in nosuch.stdout
+    for args, words in (
+        (["--game", "chess"], "unknown game 'chess'"),
+        (["--bot", "zz"], "no bot named 'zz'"),
+        (["--tournament", "9"], "no tournament 9"),
+    ):
+        out = arena(db, "matches", "list", *args, check=False)
+        assert out.returncode == 2 and words in out.stderr
+    missing = arena(db, "bots", "add", "m", "--game", "*", "--", "/no/such/program", check=False)
+    assert (
+        missing.returncode == 2 and "cannot find the command '/no/such/program'" in missing.stderr
+    )
+    unknown = arena(db, "bots", "add", "m", "--game", "*", "--", "no-such-program-x", check=False)
+    assert unknown.returncode == 2 and "cannot find the command" in unknown.stderr
+    nodir = arena(
+        db,
+        "bots",
+        "add",
+        "m",
+        "--game",
+        "*",
+        "--cwd",
+        str(tmp_path / "nodir"),
+        "--",
+        *BOT,
+        check=False,
+    )
+    assert nodir.returncode == 2 and "no such directory" in nodir.stderr
+    names = [b["name"] for b in json.loads(arena(db, "bots", "list", "--json").stdout)]
+    assert names == ["a", "b"]
+
+
+def test_a_bot_that_cannot_start_fails_the_tournament_with_the_reason(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    script = tmp_path / "gone.sh"
+    script.write_text("#!/bin/sh\nexec python3 -m sample_bots.random_bot\n")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    register(db, "a")
+    register(db, "gone", command=[str(script)])
+    script.unlink()  # removed after registration: the process cannot be launched
+    run = ["tournament", "run", "--game", "golf", "--bots", "a,gone", "--rules", "holes=1"]
+    out = arena(db, *run, check=False)
+    assert out.returncode == 1
+    assert "no match was played" in out.stderr and "gone" in out.stderr
+    check = arena(db, "bots", "check", "gone", "--game", "golf", check=False)
+    assert check.returncode == 1 and "cannot start bot" in check.stdout
+
+
+def test_a_bot_that_forfeits_everything_is_named_first(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    register(db, "a")
+    register(db, "dead", command=[PY, "-c", "import sys; sys.exit(3)"])
+    out = arena(db, "tournament", "run", "--game", "golf", "--bots", "a,dead", "--rules", "holes=1")
+    first = out.stdout.splitlines()[0]
+    assert first == "warning: dead forfeited every one of its 2 matches"
+    data = json.loads(
+        arena(db, "tournament", "run", "--game", "golf", "--bots", "a,dead", "--json").stdout
+    )
+    assert data["warnings"] == ["dead forfeited every one of its 2 matches"]
+
+
+def test_tournament_file_with_flags_over_it(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    register(db, "a", "b", "c")
+    file = tmp_path / "cup.toml"
+    file.write_text(
+        'game = "golf"\nbots = ["a", "b"]\nrounds = 2\nseed = 77\nmove_seconds = 4.0\n'
+        'fault_policy = "default"\nmax_strikes = 2\n[rules]\nholes = 1\n'
+    )
+    out = json.loads(arena(db, "tournament", "run", str(file), "--bots", "a,b,c", "--json").stdout)
+    assert out["status"] == "finished" and len(out["leaderboard"]) == 3
+    record = json.loads(arena(db, "tournament", "list", "--json").stdout)[0]
+    settings = record["settings"]
+    assert record["bots"] == ["a", "b", "c"] and record["rounds"] == 2 and record["seed"] == 77
+    assert settings["move_seconds"] == 4.0 and settings["fault_policy"] == "default"
+    assert settings["max_strikes"] == 2 and settings["rules"] == {"holes": "1"}
+    assert stored_rules(db)["holes"] == 1
+    arena(db, "tournament", "run", str(file), "--rounds", "1", "--rules", "holes=2", "--json")
+    second = json.loads(arena(db, "tournament", "list", "--json").stdout)[1]
+    assert second["rounds"] == 1 and stored_rules(db, 2)["holes"] == 2 and second["seed"] == 77
+    bad = tmp_path / "bad.toml"
+    bad.write_text('game = "golf"\nbots = ["a", "b"]\nmove_secs = 3\n')
+    out2 = arena(db, "tournament", "run", str(bad), check=False)
+    assert out2.returncode == 2 and "unknown setting(s) move_secs" in out2.stderr
+
+
+def test_gauntlet_and_pairs(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    register(db, "x", "a", "b")
+    out = json.loads(
+        arena(
+            db,
+            "tournament",
+            "run",
+            "--game",
+            "golf",
+            "--format",
+            "gauntlet",
+            "--challengers",
+            "x",
+            "--bots",
+            "a,b",
+            "--rules",
+            "holes=1",
+            "--json",
+        ).stdout
+    )
+    assert out["format"] == "gauntlet" and out["played"] == 4
+    matches = json.loads(arena(db, "matches", "list", "--json").stdout)
+    assert all("x" in m["entrants"] for m in matches)
+    board = json.loads(arena(db, "leaderboard", "--tournament", "1", "--pairs", "--json").stdout)
+    pairs = {(p["a"], p["b"]): p for p in board["pairs"]}
+    assert set(pairs) == {("a", "x"), ("x", "a"), ("b", "x"), ("x", "b")}
+    for p in board["pairs"]:
+        assert p["games"] == 2 and p["wins"] + p["draws"] + p["losses"] == 2
+    text = arena(db, "leaderboard", "--tournament", "1", "--pairs").stdout
+    assert "head to head" in text and "LOS" in text
+
+
+def test_export_rows_are_the_stored_matches(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    register(db, "a", "b", "c")
+    arena(db, "tournament", "run", "--game", "golf", "--bots", "a,b,c", "--rules", "holes=1")
+    rows = list(csv.DictReader(io.StringIO(arena(db, "matches", "export").stdout)))
+    lines = arena(db, "matches", "export", "--format", "jsonl").stdout.splitlines()
+    jsonl = [json.loads(line) for line in lines]
+    with sqlite3.connect(db) as conn:
+        stored = conn.execute(
+            "select m.id, m.seed, r.seat, r.entrant, r.score, r.rank, r.faults "
+            "from results r join matches m on m.id = r.match_id order by m.idx, r.seat"
+        ).fetchall()
+    assert len(rows) == len(jsonl) == len(stored) == 12
+    for row, line, (mid, seed, seat, entrant, score, rank, faults) in zip(
+        rows, jsonl, stored, strict=True
+    ):
+        assert (line["match"], line["seed"], line["seat"], line["bot"]) == (
+            mid,
+            seed,
+            seat,
+            entrant,
+        )
+        assert (line["score"], line["rank"], line["faults"]) == (score, rank, faults)
+        assert line["game_version"] >= 1 and line["tournament"] == 1
+        assert (row["match"], int(row["seed"]), row["bot"], float(row["score"])) == (
+            mid,
+            seed,
+            entrant,
+            score,
+        )
+    only = arena(db, "matches", "export", "--bot", "a", "--format", "jsonl").stdout
+    assert len(only.splitlines()) == 2 * 2 * 2  # a's four matches, two seats each
+
+
+def test_demo_shows_its_own_tournament_and_hints_that_work(tmp_path: Path) -> None:
+    db = tmp_path / "demo.db"
+    env = {k: v for k, v in os.environ.items() if k != "ARENA_DB"}
+    env["PATH"] = "/usr/bin:/bin"  # `arena` is not on PATH, as for a new user
+    wrapper = ROOT / ".venv" / "bin" / "arena"
+    outputs = []
+    for _ in range(2):
+        done = subprocess.run(
+            [
+                str(wrapper),
+                "demo",
+                "--rounds",
+                "1",
+                "--db",
+                str(db),
+                "--replays",
+                str(tmp_path / "r"),
+            ],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env=env,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+    assert "tournament 2 · gin_rummy" in outputs[1] and "tournament 1" not in outputs[1]
+    assert "games" in outputs[1] and "│ 2     │" in outputs[1]  # one round: two matches each
+    hints = [
+        line.split(": ", 1)[1]
+        for line in outputs[1].splitlines()
+        if line.startswith(("watch one:", "check them:"))
+    ]
+    assert hints and all(
+        h.startswith(".venv/bin/arena ") or h.startswith("scripts/arena ") for h in hints
+    )
+    for hint in hints:
+        words = shlex.split(hint)
+        if words[1:3] == ["replay", "show"]:
+            words.append("--no-step")
+        done = subprocess.run(words, capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+        assert done.returncode == 0, (hint, done.stderr)
+    verify = subprocess.run(
+        shlex.split(hints[1]), capture_output=True, text=True, cwd=ROOT, env=env
+    )
+    assert "2 of 2 replays verified" in verify.stdout

@@ -1,0 +1,175 @@
+"""SPRT through the CLI with real bots: a strong bot against a weak one accepts H1 well
+before the cap; a bot against its own copy never accepts H1 over a fixed set of seeds; a
+test killed with SIGKILL resumes to the verdict of an uninterrupted one; more than two
+seats play each deal twice with NEW and BASE in the same seat against the same field."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import arena
+
+ROOT = Path(__file__).resolve().parents[2]
+PY = sys.executable
+
+
+def register(db: Path, name: str, module: str, game: str = "*") -> None:
+    arena(db, "bots", "add", name, "--game", game, "--", PY, "-m", f"sample_bots.{module}")
+
+
+def sprt(db: Path, *args: str) -> dict[str, Any]:
+    out = arena(db, "tournament", "sprt", *args, "--json")
+    data: dict[str, Any] = json.loads(out.stdout)
+    return data
+
+
+def test_strong_bot_against_a_weak_one_accepts_h1_early(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    register(db, "gin", "gin_strategy", "gin_rummy")
+    register(db, "rnd", "random_bot")
+    out = sprt(
+        db,
+        "--game",
+        "gin_rummy",
+        "--bots",
+        "gin,rnd",
+        "--elo0",
+        "0",
+        "--elo1",
+        "50",
+        "--max-matches",
+        "200",
+        "--rules",
+        "max_hands=1",
+    )
+    result = out["sprt"]
+    assert result["verdict"] == "H1" and result["llr"] >= result["upper_bound"]
+    # every pair won: the Elo estimate is infinite (null in JSON), its lower bound is not
+    assert result["pairs"] <= 20 and result["los"] > 0.99
+    assert result["elo"] is None or result["elo"] > 50
+    assert len(json.loads(arena(db, "matches", "list", "--json").stdout)) < 60
+    assert sum(result["pair_counts"].values()) == result["pairs"]
+    text = arena(db, "tournament", "list").stdout
+    assert "sprt" in text and "finished" in text
+
+
+def test_a_bot_against_its_own_copy_never_accepts_h1(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    register(db, "one", "random_bot")
+    register(db, "two", "random_bot")
+    for seed in ("1", "2", "3"):
+        out = sprt(
+            db,
+            "--game",
+            "golf",
+            "--bots",
+            "one,two",
+            "--elo0",
+            "0",
+            "--elo1",
+            "30",
+            "--max-matches",
+            "40",
+            "--rules",
+            "holes=1",
+            "--seed",
+            seed,
+        )
+        assert out["sprt"]["verdict"] in ("H0", "inconclusive"), out["sprt"]
+
+
+def test_more_seats_play_new_and_base_in_the_same_seat_against_the_field(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    for name in ("new", "base", "f1", "f2"):
+        register(db, name, "random_bot")
+    out = sprt(
+        db,
+        "--game",
+        "golf",
+        "--seats",
+        "3",
+        "--rules",
+        "holes=1",
+        "--bots",
+        "new,base",
+        "--field",
+        "f1,f2",
+        "--max-matches",
+        "6",
+        "--elo1",
+        "400",
+    )
+    assert out["sprt"]["pairs"] + 0 >= 1
+    matches = json.loads(arena(db, "matches", "list", "--json").stdout)
+    for first, second in zip(matches[::2], matches[1::2], strict=True):
+        assert first["seed"] == second["seed"]
+        seat = first["entrants"].index("new")
+        assert second["entrants"][seat] == "base"
+        assert [n for n in first["entrants"] if n != "new"] == [
+            n for n in second["entrants"] if n != "base"
+        ]
+
+
+def _stored(db: Path) -> int:
+    with sqlite3.connect(db) as conn:
+        return int(conn.execute("select count(*) from matches").fetchone()[0])
+
+
+def test_killed_sprt_resumes_to_the_same_verdict(tmp_path: Path) -> None:
+    whole, killed = tmp_path / "whole.db", tmp_path / "killed.db"
+    args = [
+        "tournament",
+        "sprt",
+        "--game",
+        "golf",
+        "--bots",
+        "strong,weak",
+        "--elo0",
+        "0",
+        "--elo1",
+        "40",
+        "--max-matches",
+        "120",
+        "--rules",
+        "holes=1",
+        "--seed",
+        "5",
+    ]
+    for db in (whole, killed):
+        register(db, "strong", "golf_strategy", "golf")
+        register(db, "weak", "random_bot")
+    expected = json.loads(arena(whole, *args, "--concurrency", "2", "--json").stdout)["sprt"]
+    assert expected["verdict"] == "H1"
+
+    proc = subprocess.Popen(
+        [PY, "-m", "arena.cli", *args, "--concurrency", "1", "--db", str(killed)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+        try:
+            if _stored(killed) >= 3:
+                break
+        except sqlite3.OperationalError:
+            continue
+    if proc.poll() is not None:
+        pytest.fail("the SPRT finished before it could be killed")
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert 0 < _stored(killed) < 2 * expected["pairs"]
+    resumed = json.loads(arena(killed, "tournament", "resume", "1", "--json").stdout)["sprt"]
+    for key in ("verdict", "pairs", "llr", "pair_counts", "elo"):
+        assert resumed[key] == expected[key], key

@@ -1,0 +1,85 @@
+"""Head-to-head statistics and the SPRT's log-likelihood ratio against hand-computed
+figures."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from arena.stats import (
+    PRIOR_COUNT,
+    elo_from_score,
+    expected_score,
+    head_to_head,
+    sprt,
+    sprt_bounds,
+    sprt_llr,
+    summarize,
+)
+
+
+def test_elo_and_expected_score_are_inverse_logistic() -> None:
+    # 75%: -400 log10(1/0.75 - 1) = 400 log10(3) = 190.85
+    assert elo_from_score(0.75) == pytest.approx(190.848, abs=1e-3)
+    assert expected_score(190.848) == pytest.approx(0.75, abs=1e-6)
+    assert elo_from_score(1.0) == math.inf and elo_from_score(0.0) == -math.inf
+
+
+def test_sprt_bounds_are_walds() -> None:
+    lower, upper = sprt_bounds(0.05, 0.05)
+    assert lower == pytest.approx(math.log(0.05 / 0.95)) and upper == pytest.approx(2.944, abs=1e-3)
+
+
+def test_pentanomial_llr_by_hand() -> None:
+    # 10 pairs: 1 x 0, 2 x 1/4, 4 x 1/2, 2 x 3/4, 1 x 1 (symmetric, mean 1/2), plus the prior
+    # of 1/2 per outcome: counts 1.5, 2.5, 4.5, 2.5, 1.5 (12.5), mean 0.5,
+    # variance (1.5*0.25*2 + 2.5*0.0625*2) / 12.5 = 0.085.
+    samples = [0.0] + [0.25] * 2 + [0.5] * 4 + [0.75] * 2 + [1.0]
+    assert PRIOR_COUNT == 0.5
+    s0, s1 = 0.5, 1 / (1 + 10 ** (-10 / 400))  # elo0 = 0, elo1 = 10
+    by_hand = 10 * (s1 - s0) * (2 * 0.5 - s0 - s1) / (2 * 0.085)
+    assert sprt_llr(samples, 0, 10) == pytest.approx(by_hand)
+    assert by_hand < 0  # an even score favours H0
+
+
+def test_sprt_verdicts() -> None:
+    assert sprt([1.0] * 40, 0, 50, 0.05, 0.05).verdict == "H1"
+    assert sprt([0.0] * 40, 0, 50, 0.05, 0.05).verdict == "H0"
+    assert sprt([1.0, 0.0] * 3, 0, 50, 0.05, 0.05).verdict is None
+    with pytest.raises(ValueError, match="not one of"):
+        sprt_llr([0.3], 0, 10)
+
+
+def test_summary_interval_and_los() -> None:
+    s = summarize([1.0, 1.0, 1.0, 0.0])  # mean 0.75, pvariance 0.1875, se 0.2165
+    se = math.sqrt(0.1875 / 4)
+    assert s.mean == 0.75 and s.elo == pytest.approx(190.848, abs=1e-3)
+    assert s.elo_low == pytest.approx(elo_from_score(0.75 - 1.959964 * se), abs=1e-3)
+    assert s.los == pytest.approx(0.5 * (1 + math.erf((0.25 / se) / math.sqrt(2))))
+
+
+def test_head_to_head_table_by_hand() -> None:
+    def match(mid: str, *seats: tuple[str, int]) -> tuple[str, list[dict[str, object]]]:
+        return mid, [{"entrant": e, "rank": r} for e, r in seats]
+
+    matches = [
+        match("1", ("a", 1), ("b", 2)),
+        match("2", ("b", 1), ("a", 2)),
+        match("3", ("a", 1), ("b", 1)),  # a draw
+        match("4", ("a", 1), ("b", 2)),
+        match("5", ("a", 1), ("c", 2), ("b", 3)),  # three seats: a>c, a>b, c>b
+        match("6", ("c", 1), ("c", 2), ("a", 3)),  # c in two seats counts once (best rank)
+    ]
+    rows = {(r.a, r.b): r for r in head_to_head(matches)}
+    ab = rows[("a", "b")]
+    # a vs b: W W(4) W(5), D(3), L(2): 3-1-1 in 5, score 3.5/5 = 0.7
+    assert (ab.games, ab.wins, ab.draws, ab.losses) == (5, 3, 1, 1)
+    assert ab.score == pytest.approx(0.7)
+    assert ab.elo == pytest.approx(-400 * math.log10(1 / 0.7 - 1))
+    assert ab.los == pytest.approx(0.5 * (1 + math.erf((3 - 1) / math.sqrt(4) / math.sqrt(2))))
+    ba = rows[("b", "a")]
+    assert (ba.wins, ba.losses) == (1, 3) and ba.score == pytest.approx(0.3)
+    ac = rows[("a", "c")]
+    assert (ac.games, ac.wins, ac.losses) == (2, 1, 1)
+    assert rows[("c", "b")].wins == 1 and ("c", "c") not in rows
