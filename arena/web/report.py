@@ -19,6 +19,7 @@ from typing import Any
 
 from arena.leaderboard import Row, rows_from_results
 from arena.rating import compute_ratings
+from arena.stats import fmt_elo, head_to_head
 from arena.store import Store, TournamentRecord
 from arena.web.pages import Cell, Raw, link, page, table
 from arena.web.replay_page import replay_html
@@ -123,6 +124,35 @@ def _board_html(report: Report) -> str:
     )
 
 
+def _pairs_html(report: Report) -> str:
+    """The head-to-head table: each pair once, score, Elo difference ± 95%, LOS."""
+    rows = [
+        (
+            p.a,
+            p.b,
+            p.games,
+            f"{p.wins}–{p.draws}–{p.losses}",
+            f"{100 * p.score:.1f}%",
+            f"{fmt_elo(p.elo)} [{fmt_elo(p.elo_low)}, {fmt_elo(p.elo_high)}]",
+            f"{100 * p.los:.1f}%",
+        )
+        for p in head_to_head(list(report.seats.items()))
+        if p.a < p.b
+    ]
+    if not rows:
+        return '<p class="none">no pairs yet</p>'
+    return table(
+        ["bot", "vs", "games", "W–D–L", "score", "Elo ± 95%", "LOS"],
+        rows,
+        numeric=(2,),
+        cls="pairs",
+    ) + (
+        '<p class="note">A beats B in a match when its best rank at the table is better. '
+        "Elo: the logistic Elo difference the score implies, with the normal 95% interval; "
+        "LOS: the likelihood that the first bot is the stronger, from wins and losses.</p>"
+    )
+
+
 def _cross_html(report: Report) -> str:
     names = report.entrants
     head = "".join(f"<th>{html.escape(n)}</th>" for n in names)
@@ -203,6 +233,8 @@ def report_html(
         "of the mean score.</p>",
         "<h2>Cross table</h2>",
         _cross_html(report),
+        "<h2>Head to head</h2>",
+        _pairs_html(report),
         "<h2>Rating history</h2>",
         line_chart(report.history, "matches played (schedule order)", "TrueSkill mu (band: ±σ)"),
         "<h2>Faults</h2>",

@@ -215,6 +215,9 @@ def test_gauntlet_and_pairs(tmp_path: Path) -> None:
         assert p["games"] == 2 and p["wins"] + p["draws"] + p["losses"] == 2
     text = arena(db, "leaderboard", "--tournament", "1", "--pairs").stdout
     assert "head to head" in text and "LOS" in text
+    arena(db, "report", "1", "-o", str(tmp_path / "report"))
+    page = (tmp_path / "report" / "index.html").read_text()
+    assert "<h2>Head to head</h2>" in page and "LOS" in page
 
 
 def test_export_rows_are_the_stored_matches(tmp_path: Path) -> None:

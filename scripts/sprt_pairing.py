@@ -1,0 +1,101 @@
+"""Matches an SPRT needs to reach a verdict with duplicate pairs against unpaired matches,
+on the same bots and the same real matches.
+
+Plays one two-bot round robin (each round: one deal, played twice with the seats swapped),
+then replays the SPRT over those results many times in shuffled round orders:
+- paired: each round is one duplicate pair (pentanomial samples);
+- unpaired: one match per round (seats alternating), so no two matches share a deal
+  (trinomial samples), as a tester without duplicate deals would play.
+Prints the median matches to a verdict of each, and how often each was inconclusive.
+
+    .venv/bin/python scripts/sprt_pairing.py --game golf_solitaire --seats 2 \
+        --bots golf_solitaire_strategy,golf_solitaire_greedy --rules holes=1 --rounds 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from arena import runner  # noqa: E402
+from arena.settings import TournamentSettings  # noqa: E402
+from arena.stats import PENTANOMIAL, TRINOMIAL, sprt  # noqa: E402
+from arena.store import Store  # noqa: E402
+from referee.rules import parse_option_strings  # noqa: E402
+
+
+def verdict_after(
+    samples: list[float], per_sample: int, outcomes: tuple[float, ...], a: argparse.Namespace
+) -> int | None:
+    for n in range(1, len(samples) + 1):
+        if sprt(samples[:n], a.elo0, a.elo1, a.alpha, a.alpha, outcomes).verdict is not None:
+            return n * per_sample
+    return None
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("--game", default="golf_solitaire")
+    p.add_argument("--seats", type=int, default=2)
+    p.add_argument("--bots", default="golf_solitaire_strategy,golf_solitaire_greedy")
+    p.add_argument("--rules", nargs="*", default=["holes=1"])
+    p.add_argument("--rounds", type=int, default=200)
+    p.add_argument("--elo0", type=float, default=0.0)
+    p.add_argument("--elo1", type=float, default=30.0)
+    p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument("--orders", type=int, default=200)
+    p.add_argument("--concurrency", type=int, default=2)
+    a = p.parse_args()
+    new, base = a.bots.split(",")
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store(Path(tmp) / "a.db")
+        for name in (new, base):
+            store.add_entrant(name, ["*"], [sys.executable, "-m", f"sample_bots.{name}"], str(ROOT))
+        settings = TournamentSettings(
+            a.game,
+            (new, base),
+            parse_option_strings(a.rules),
+            rounds=a.rounds,
+            seats=a.seats,
+            concurrency=a.concurrency,
+            seed=11,
+        )
+        record = runner.create_tournament(store, settings)
+        asyncio.run(runner.run_tournament(store, record.id))
+        by_round: dict[int, list[float]] = {}
+        for m in store.matches(tournament_id=record.id):
+            ranks = dict(zip(m["entrants"], m["outcome"]["ranks"], strict=True))
+            score = 1.0 if ranks[new] < ranks[base] else 0.0 if ranks[new] > ranks[base] else 0.5
+            by_round.setdefault(m["idx"] // 2, []).append(score)
+    rounds = [r for r in by_round.values() if len(r) == 2]
+    rng = random.Random(7)
+    paired, unpaired = [], []
+    for _ in range(a.orders):
+        order = rounds[:]
+        rng.shuffle(order)
+        paired.append(verdict_after([sum(r) / 2 for r in order], 2, PENTANOMIAL, a))
+        unpaired.append(verdict_after([r[i % 2] for i, r in enumerate(order)], 1, TRINOMIAL, a))
+    for name, runs in (("duplicate pairs", paired), ("unpaired matches", unpaired)):
+        done = [n for n in runs if n is not None]
+        median = statistics.median(done) if done else float("nan")
+        print(
+            f"{name:17s} median matches to a verdict {median:6.0f} · "
+            f"inconclusive within {2 * len(rounds) if name[0] == 'd' else len(rounds)} matches: "
+            f"{len(runs) - len(done)}/{len(runs)}"
+        )
+    wins = sum(s for r in rounds for s in r) / (2 * len(rounds))
+    print(f"{len(rounds)} deals, {new} scored {100 * wins:.1f}% against {base}")
+
+
+if __name__ == "__main__":
+    main()
