@@ -300,3 +300,32 @@ def test_demo_shows_its_own_tournament_and_hints_that_work(tmp_path: Path) -> No
         shlex.split(hints[1]), capture_output=True, text=True, cwd=ROOT, env=env
     )
     assert "2 of 2 replays verified" in verify.stdout
+
+
+SLOW_ONCE = """
+import sys, time
+sys.path.insert(0, {root!r})
+from referee.client import run_bot
+calls = []
+def choose(observation, legal):
+    calls.append(1)
+    if len(calls) == 1:
+        time.sleep(3)  # past the deadline: the SDK answers legal[0] for the bot
+    return legal[-1]
+run_bot(choose, name="slow-once")
+"""
+
+
+def test_bots_check_reports_answers_the_sdk_made_up(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    script = tmp_path / "slow_once.py"
+    script.write_text(SLOW_ONCE.format(root=str(ROOT)))
+    arena(db, "bots", "add", "slow", "--game", "golf", "--", PY, str(script))
+    out = arena(db, "bots", "check", "slow", "--move-seconds", "1", "--json", check=False)
+    assert out.returncode == 1
+    (report,) = json.loads(out.stdout)
+    assert not report["ok"]
+    assert any(
+        "let the SDK answer for it" in p and "missed its deadline" in p for p in report["problems"]
+    )
+    assert not any("did not answer in time" in p for p in report["problems"])  # no referee fault
