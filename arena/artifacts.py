@@ -214,11 +214,11 @@ def parse_manifest(
 
 
 def _check_command(manifest: Manifest, files: dict[str, BotFile]) -> None:
-    """A program named by a path must be one of the bot's executable files; a bare name
-    (python, node, ...) is looked up on the sandbox's PATH when the bot starts."""
+    """A program named by a relative path must be one of the bot's executable files; a
+    bare name (python, node, ...) is looked up on the sandbox's PATH when the bot starts."""
     program = manifest.command[0]
-    if "/" not in program:
-        return
+    if "/" not in program or program.startswith("/"):
+        return  # a runtime by name, or by its path on the machine that runs the bot
     relative = _clean_path(program)
     target = files.get(relative)
     if target is None:
