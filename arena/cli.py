@@ -20,7 +20,7 @@ from rich.table import Table
 
 from arena import checks, runner, watching
 from arena.artifacts import Artifact, SubmissionError, read_submission, unpack
-from arena.leaderboard import leaderboard
+from arena.leaderboard import latest_versions, leaderboard
 from arena.schedule import ScheduleError
 from arena.store import Entrant, Store, StoreError
 from arena.submissions import SubmissionRefused, split_ref
@@ -488,9 +488,16 @@ def tournament_list(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> N
 
 
 def _show_leaderboard(
-    store: Store, game: str, key: str, as_json: bool, summary: runner.RunSummary | None = None
+    store: Store,
+    game: str,
+    key: str,
+    as_json: bool,
+    summary: runner.RunSummary | None = None,
+    latest: bool = False,
 ) -> None:
     rows = leaderboard(store, game, key)
+    if latest:
+        rows = latest_versions(rows)
     if as_json:
         out: dict[str, Any] = {
             "game": game,
@@ -519,8 +526,12 @@ def _show_leaderboard(
     hindsight = any(r.hindsight_best is not None for r in rows)
     if hindsight:
         table.add_column("best possible (mean)")
+    if latest:
+        table.add_column("earlier versions (mu-3σ)")
     for r in rows:
         extra = [f"{r.hindsight_best:.1f}"] if r.hindsight_best is not None else []
+        if latest:
+            extra.append(", ".join(r.history))
         table.add_row(
             str(r.rank),
             r.entrant,
@@ -552,10 +563,17 @@ def leaderboard_cmd(
     ctx: typer.Context,
     game: Annotated[str, typer.Option(help="Game name.")],
     rules: RulesOption = None,
+    latest: Annotated[
+        bool,
+        typer.Option(
+            "--latest", help="One row per bot name: its latest version, earlier ones as history."
+        ),
+    ] = False,
     db: DbOption = DEFAULT_DB,
     as_json: JsonOption = False,
 ) -> None:
-    """Ratings per game and rule set (every rule set played, unless --rules picks one)."""
+    """Ratings per game and rule set (every rule set played, unless --rules picks one).
+    Each version of a submitted bot is rated on its own (NAME@v)."""
     store = _open(db)
     try:
         engine = get_game(game)
@@ -567,7 +585,7 @@ def leaderboard_cmd(
     if not keys:
         raise _fail(f"no {game} matches stored in {db} yet")
     for key in keys:
-        _show_leaderboard(store, game, key, as_json)
+        _show_leaderboard(store, game, key, as_json, latest=latest)
 
 
 @matches_app.command("list")

@@ -103,6 +103,13 @@ def test_submitted_bot_plays_its_stored_code_and_versions_rate_apart(tmp_path: P
     board = json.loads(arena(db, "leaderboard", "--game", "gin_rummy", *RULES, "--json").stdout)
     names = {r["entrant"] for r in board["leaderboard"]}
     assert {"marked@1", "marked@2", "rnd"} <= names
+    latest = json.loads(
+        arena(db, "leaderboard", "--game", "gin_rummy", *RULES, "--latest", "--json").stdout
+    )["leaderboard"]
+    assert sorted(r["entrant"] for r in latest) == ["marked@2", "rnd"]
+    [row] = [r for r in latest if r["entrant"] == "marked@2"]
+    [old] = [r for r in board["leaderboard"] if r["entrant"] == "marked@1"]
+    assert row["history"] == [f"@1 {old['conservative']:.1f}"]
 
     # Every match records the exact versions and their hashes.
     sha1, sha2 = (
