@@ -19,7 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from arena import checks, runner, watching
-from arena.artifacts import Artifact, SubmissionError, read_submission, unpack
+from arena.artifacts import Artifact, SubmissionError, read_submission
 from arena.leaderboard import latest_versions, leaderboard
 from arena.schedule import ScheduleError
 from arena.store import Entrant, Store, StoreError
@@ -67,6 +67,7 @@ USER_ERRORS = (
     MatchConfigError,
     ReplayError,
     SubmissionError,
+    SubmissionRefused,
 )
 
 
@@ -226,13 +227,7 @@ def bots_submit(
 
 def _check_submission(name: str, artifact: Artifact, move_seconds: float) -> None:
     """bots check on a submission before it is stored; a failure refuses it."""
-    import tempfile
-
-    with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
-        where = unpack(artifact.archive(), artifact.sha256, Path(tmp))
-        manifest = artifact.manifest
-        entrant = Entrant(name, manifest.games, manifest.command, str(where), "")
-        reports = checks.run_checks(entrant, None, move_seconds)
+    reports = checks.check_artifact(name, artifact, move_seconds)
     _print_check_reports(name, reports)
     if not reports or not all(r.ok for r in reports):
         raise SubmissionError(f"{name} failed its check; nothing was stored")
@@ -254,7 +249,7 @@ def bots_show(
             rows = [{**dataclasses.asdict(v), "ref": v.ref, "kind": "submitted"} for v in shown]
         else:
             rows = [_entrant_row(store.entrant(name))]
-    except (*USER_ERRORS, SubmissionRefused) as exc:
+    except USER_ERRORS as exc:
         raise _fail(str(exc)) from exc
     for row in rows:
         row["matches"] = len(store.matches(entrant=row.get("ref", row["name"])))
@@ -336,12 +331,12 @@ def bots_check(
 
 def _print_check_reports(name: str, reports: list[checks.CheckReport]) -> None:
     for r in reports:
-        if r.ok:
-            console.print(f"[green]ok[/] {r.game}: {r.decisions} decisions, no faults")
-        else:
-            console.print(f"[red]problem[/] {r.game}:")
-            for p in r.problems:
-                console.print(f"  - {name} {p}", highlight=False)
+        first, *rest = checks.report_lines(name, r)
+        color = "green" if r.ok else "red"
+        word, _, text = first.partition(" ")
+        console.print(f"[{color}]{word}[/] {text}", highlight=False)
+        for line in rest:
+            console.print(line, highlight=False)
         if r.stderr_tail and not r.ok:
             console.print(
                 "  its last stderr lines:\n"
@@ -770,17 +765,52 @@ def serve(
             envvar="ARENA_ADMIN_TOKEN", help="Token for admin RPCs (default: random, printed)."
         ),
     ] = None,
+    submissions_db: Annotated[
+        Path | None,
+        typer.Option(
+            "--db",
+            envvar="ARENA_DB",
+            help="Also accept bot submissions (SubmitBot RPC) into this database.",
+        ),
+    ] = None,
 ) -> None:
     """Run the referee alone, for bots and tools that connect from elsewhere."""
+    from arena.intake import UPLOAD_LIMITS
+    from arena.submission_service import TOKEN_METADATA, add_submission_service
     from referee.service import RefereeCore, start_server
 
     token = admin_token or secrets.token_urlsafe(18)
     addresses = [f"{host}:{port}"] + ([f"unix:{unix}"] if unix else [])
+    services = []
+    if submissions_db is not None:
+        _open(submissions_db).close()  # a usable database, before anyone submits
+        db_path = submissions_db
+
+        def add_submissions(server: Any) -> None:
+            add_submission_service(server, db_path)
+
+        services.append(add_submissions)
+    # An archive arrives in one message; Play keeps its own, smaller cap.
+    message_limit = (
+        {"max_message_bytes": UPLOAD_LIMITS.max_upload_bytes + 64 * 1024} if services else {}
+    )
 
     async def main() -> None:
-        server = await start_server(RefereeCore(), addresses, admin_token=token)
+        server = await start_server(
+            RefereeCore(),
+            addresses,
+            admin_token=token,
+            services=services,
+            **message_limit,
+        )
         print(f"referee listening on {' '.join(server.bound_addresses)}", flush=True)  # type: ignore[attr-defined]
         print(f"admin token (metadata x-admin-token): {token}", flush=True)
+        if services:
+            print(
+                f"accepting bot submissions into {submissions_db} "
+                f"(SubmitBot, metadata {TOKEN_METADATA})",
+                flush=True,
+            )
         await server.wait_for_termination()
 
     with contextlib.suppress(KeyboardInterrupt):

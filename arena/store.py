@@ -18,7 +18,14 @@ from typing import Any
 import sqlite_utils
 
 from arena.artifacts import Artifact
-from arena.submissions import BotVersion, SubmissionRefused, Submissions, check_name, split_ref
+from arena.submissions import (
+    BotVersion,
+    NameTaken,
+    SubmissionRefused,
+    Submissions,
+    check_name,
+    split_ref,
+)
 from referee.match import MatchResult
 from referee.replay import now_iso
 
@@ -264,15 +271,13 @@ class Store:
         return self._entrant(rows[0])
 
     def submit_bot(self, name: str, artifact: Artifact, submitter: str) -> Entrant:
-        """Store a new version of a submitted bot (see arena.submissions)."""
+        """Store a new version of a submitted bot (see arena.submissions); raises
+        SubmissionRefused (NameTaken for another's name)."""
         if self.db.table("entrants").count_where("name = ?", [name]):
-            raise StoreError(
+            raise NameTaken(
                 f"{name!r} is a plain-command bot ('arena bots add'); submit under another name"
             )
-        try:
-            version = self.submissions.submit(name, artifact, submitter)
-        except SubmissionRefused as exc:
-            raise StoreError(str(exc)) from exc
+        version = self.submissions.submit(name, artifact, submitter)
         return self._version_entrant(version, unpack=False)
 
     def remove_entrant(self, ref: str) -> list[str]:

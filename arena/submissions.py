@@ -34,6 +34,14 @@ class SubmissionRefused(ValueError):
     """A submission or registry change that is not allowed; the message says why."""
 
 
+class UnknownSubmitter(SubmissionRefused):
+    """A missing or wrong submitter token."""
+
+
+class NameTaken(SubmissionRefused):
+    """A bot name that belongs to another submitter (or to a plain-command bot)."""
+
+
 @dataclass(frozen=True)
 class BotVersion:
     name: str
@@ -137,7 +145,7 @@ class Submissions:
             for row in self.db.table("submitters").rows:
                 if hmac.compare_digest(row["token_sha256"], wanted):
                     return str(row["name"])
-        raise SubmissionRefused("a missing or unknown submitter token")
+        raise UnknownSubmitter("a missing or unknown submitter token")
 
     # ---- versions -------------------------------------------------------------
 
@@ -146,7 +154,7 @@ class Submissions:
         check_name(name)
         owner = self.owner(name)
         if owner is not None and owner != submitter:
-            raise SubmissionRefused(
+            raise NameTaken(
                 f"the bot name {name!r} belongs to submitter {owner!r}; choose another name"
             )
         manifest = artifact.manifest
