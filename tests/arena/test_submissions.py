@@ -38,6 +38,22 @@ def write_bot(folder: Path, mark: str) -> Path:
     return folder
 
 
+def add_random(db: Path) -> None:
+    """The random sample bot as a plain command named 'rnd'."""
+    arena(
+        db,
+        "bots",
+        "add",
+        "rnd",
+        "--game",
+        "gin_rummy",
+        "--",
+        sys.executable,
+        "-m",
+        "sample_bots.random_bot",
+    )
+
+
 def rows(db: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
     with sqlite3.connect(db) as conn:
         return conn.execute(sql, args).fetchall()
@@ -74,18 +90,7 @@ def marks(db: Path, entrant: str) -> set[str]:
 def test_submitted_bot_plays_its_stored_code_and_versions_rate_apart(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     source = write_bot(tmp_path / "src", "one")
-    arena(
-        db,
-        "bots",
-        "add",
-        "rnd",
-        "--game",
-        "gin_rummy",
-        "--",
-        sys.executable,
-        "-m",
-        "sample_bots.random_bot",
-    )
+    add_random(db)
     out = arena(db, "bots", "submit", "marked", str(source))
     assert "submitted marked@1" in out.stdout
     # The author edits, then deletes, the source: the arena keeps playing what it stored.
@@ -133,18 +138,7 @@ def test_submitted_bot_plays_its_stored_code_and_versions_rate_apart(tmp_path: P
 
 def test_remove_keeps_history_and_stops_scheduling(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    arena(
-        db,
-        "bots",
-        "add",
-        "rnd",
-        "--game",
-        "gin_rummy",
-        "--",
-        sys.executable,
-        "-m",
-        "sample_bots.random_bot",
-    )
+    add_random(db)
     arena(db, "bots", "submit", "marked", str(write_bot(tmp_path / "v1", "one")))
     arena(db, "bots", "submit", "marked", str(write_bot(tmp_path / "v2", "two")))
     play(db, "marked@1,rnd")
@@ -236,18 +230,7 @@ def test_check_refuses_a_failing_submission(tmp_path: Path) -> None:
 
 def test_resume_plays_the_versions_it_started_with(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    arena(
-        db,
-        "bots",
-        "add",
-        "rnd",
-        "--game",
-        "gin_rummy",
-        "--",
-        sys.executable,
-        "-m",
-        "sample_bots.random_bot",
-    )
+    add_random(db)
     arena(db, "bots", "submit", "marked", str(write_bot(tmp_path / "v1", "one")))
     store = Store(db)
     record = create_tournament(
