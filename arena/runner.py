@@ -76,8 +76,22 @@ def create_tournament(store: Store, settings: TournamentSettings) -> TournamentR
         raise TournamentError(
             f"{game} with these rules seats {allowed.start}-{allowed.stop - 1} players, not {seats}"
         )
+
+    # Names resolve now (NAME -> its latest version, NAME@v), so the tournament and any
+    # resume of it play exactly the versions it started with.
+    def resolved(names: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(store.entrant(name).name for name in names)
+
+    settings = replace(
+        settings,
+        bots=resolved(settings.bots),
+        challengers=resolved(settings.challengers),
+        field=resolved(settings.field),
+    )
     names = [*settings.bots, *settings.challengers, *settings.field]
     for entrant in [store.entrant(name) for name in dict.fromkeys(names)]:
+        if entrant.removed:
+            raise TournamentError(f"bot {entrant.name!r} has been removed; it is not scheduled")
         if not entrant.plays(game):
             raise TournamentError(
                 f"bot {entrant.name!r} declares {', '.join(entrant.games)}, not {game}"

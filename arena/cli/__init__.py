@@ -1,7 +1,7 @@
 """The ``arena`` command line: bots, tournaments, leaderboards, matches, replays, the
 referee server and the demo.
 
-One module per command group (``arena.cli.bots``, ``.tournament``, ``.leaderboard``,
+One module per command group (``arena.cli.bots``, ``.submitters``, ``.tournament``, ``.leaderboard``,
 ``.matches``, ``.replay``, ``.serve``, ``.demo``, ``.solitaire``); what they share (the
 database option, errors, opening the store, rule options) lives in ``arena.cli.common``.
 """
@@ -12,11 +12,22 @@ import os
 
 import typer
 
-from arena.cli import bots, demo, leaderboard, matches, replay, serve, solitaire, tournament
+from arena.cli import (
+    bots,
+    demo,
+    leaderboard,
+    matches,
+    replay,
+    serve,
+    solitaire,
+    submitters,
+    tournament,
+)
 from referee.service import tune_gc
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__.split("\n\n")[0])
 app.add_typer(bots.app, name="bots")
+app.add_typer(submitters.app, name="submitters")
 app.add_typer(tournament.app, name="tournament")
 app.add_typer(matches.app, name="matches")
 app.add_typer(replay.app, name="replay")

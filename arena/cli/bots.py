@@ -1,4 +1,5 @@
-"""``arena bots``: register, list and check bots (entrants)."""
+"""``arena bots``: register (a plain command), submit (a stored, versioned copy), list,
+show, remove and check bots (entrants)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,13 @@ import dataclasses
 import os
 import shutil
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
 from arena import checks
+from arena.artifacts import Artifact, SubmissionError, read_submission
 from arena.cli.common import (
     DEFAULT_DB,
     USER_ERRORS,
@@ -24,7 +26,8 @@ from arena.cli.common import (
     print_json,
 )
 from arena.settings import DEFAULTS
-from arena.store import StoreError
+from arena.store import Entrant, StoreError
+from arena.submissions import split_ref
 from referee.game import game_names, get_game
 
 app = typer.Typer(no_args_is_help=True, help="Register and list bots (entrants).")
@@ -74,28 +77,149 @@ def _findable(program: str, cwd: Path) -> bool:
     return shutil.which(program) is not None
 
 
+def _entrant_row(e: Entrant) -> dict[str, Any]:
+    return {
+        "name": e.name,
+        "kind": e.kind,
+        "games": list(e.games),
+        "command": list(e.command),
+        "cwd": e.cwd or None,
+        "sha256": e.sha256,
+        "submitter": e.submitter or None,
+        "created": e.created,
+        "removed": e.removed,
+    }
+
+
 @app.command("list")
 def bots_list(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
-    """List registered bots."""
-    entrants = open_existing(db).entrants()
+    """List bots: plain commands, and every version of each submitted bot."""
+    store = open_existing(db)
+    plain = [e for e in store.entrants() if e.kind == "command"]
+    versions = store.submissions.versions()
     if as_json:
         print_json(
-            [
-                {
-                    "name": e.name,
-                    "games": list(e.games),
-                    "command": list(e.command),
-                    "cwd": e.cwd,
-                    "created": e.created,
-                }
-                for e in entrants
-            ]
+            [_entrant_row(e) for e in plain]
+            + [{**dataclasses.asdict(v), "ref": v.ref, "kind": "submitted"} for v in versions]
         )
         return
-    table = Table("name", "games", "command", "cwd")
-    for e in entrants:
-        table.add_row(e.name, ", ".join(e.games), " ".join(e.command), e.cwd)
+    table = Table("name", "kind", "games", "command", "size", "sha256", "by", "submitted", "status")
+    for e in plain:
+        status = "removed" if e.removed else ""
+        table.add_row(
+            e.name,
+            "command",
+            ", ".join(e.games),
+            " ".join(e.command),
+            "",
+            "",
+            "",
+            e.created,
+            status,
+        )
+    for v in versions:
+        table.add_row(
+            v.ref,
+            "submitted",
+            ", ".join(v.games),
+            " ".join(v.command),
+            f"{v.size / 1024:.1f} KB",
+            v.sha256[:12],
+            v.submitter,
+            v.created,
+            "removed" if v.removed else "",
+        )
     console.print(table)
+
+
+@app.command("submit", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def bots_submit(
+    ctx: typer.Context,
+    name: str,
+    path: Annotated[Path, typer.Argument(help="A directory, .zip or .tar.gz with bot.toml.")],
+    game: Annotated[
+        list[str] | None,
+        typer.Option("--game", help="A game the bot plays (repeat); overrides the manifest."),
+    ] = None,
+    submitter: Annotated[
+        str, typer.Option(help="Who submits (a bot name belongs to its first submitter).")
+    ] = "operator",
+    check: Annotated[
+        bool, typer.Option("--check", help="Play a short match per game first; refuse on failure.")
+    ] = False,
+    move_seconds: Annotated[
+        float, typer.Option(help="Time per decision for --check.")
+    ] = DEFAULTS.move_seconds,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Submit a bot: arena bots submit NAME PATH [--game G] [-- COMMAND...]. Its files are
+    copied into the arena; each submission under NAME is a new version (NAME@v)."""
+    store = open_store(db)
+    try:
+        artifact = read_submission(path, command=list(ctx.args) or None, games=game)
+        if check:
+            _check_submission(name, artifact, move_seconds)
+        entrant = store.submit_bot(name, artifact, submitter)
+    except USER_ERRORS as exc:
+        raise fail(str(exc)) from exc
+    console.print(
+        f"submitted [bold]{entrant.name}[/] ({len(artifact.files)} files, "
+        f"{artifact.size / 1024:.1f} KB, sha256 {artifact.sha256[:12]}) for "
+        f"{', '.join(entrant.games)}: {' '.join(entrant.command)}",
+        highlight=False,
+    )
+
+
+def _check_submission(name: str, artifact: Artifact, move_seconds: float) -> None:
+    """bots check on a submission before it is stored; a failure refuses it."""
+    reports = checks.check_artifact(name, artifact, move_seconds)
+    _print_check_reports(name, reports)
+    if not reports or not all(r.ok for r in reports):
+        raise SubmissionError(f"{name} failed its check; nothing was stored")
+
+
+@app.command("show")
+def bots_show(
+    name: Annotated[str, typer.Argument(help="NAME or NAME@v.")],
+    db: DbOption = DEFAULT_DB,
+    as_json: JsonOption = False,
+) -> None:
+    """Show a bot: every version of a submitted bot (or one, NAME@v), or a plain command."""
+    store = open_store(db)
+    try:
+        base, version = split_ref(name)
+        if version is not None or store.submissions.is_submitted(base):
+            found = store.submissions.versions(base)
+            shown = [store.submissions.version(base, version)] if version else found
+            rows = [{**dataclasses.asdict(v), "ref": v.ref, "kind": "submitted"} for v in shown]
+        else:
+            rows = [_entrant_row(store.entrant(name))]
+    except USER_ERRORS as exc:
+        raise fail(str(exc)) from exc
+    for row in rows:
+        row["matches"] = len(store.matches(entrant=row.get("ref", row["name"])))
+    if as_json:
+        print_json(rows)
+        return
+    for row in rows:
+        console.print(f"[bold]{row.get('ref', row['name'])}[/] ({row['kind']})", highlight=False)
+        for key, value in row.items():
+            if key not in ("ref", "name", "kind"):
+                shown_value = " ".join(value) if isinstance(value, list | tuple) else value
+                console.print(f"  {key}: {shown_value}", highlight=False)
+
+
+@app.command("remove")
+def bots_remove(
+    name: Annotated[str, typer.Argument(help="NAME (every version) or NAME@v.")],
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Stop scheduling a bot or one version; its matches, results and ratings stay."""
+    try:
+        removed = open_store(db).remove_entrant(name)
+    except USER_ERRORS as exc:
+        raise fail(str(exc)) from exc
+    console.print(f"removed {', '.join(removed)} (history kept)", highlight=False)
 
 
 @app.command("check")
@@ -121,18 +245,22 @@ def bots_check(
     if as_json:
         print_json([dataclasses.asdict(r) for r in reports])
     else:
-        for r in reports:
-            if r.ok:
-                console.print(f"[green]ok[/] {r.game}: {r.decisions} decisions, no faults")
-            else:
-                console.print(f"[red]problem[/] {r.game}:")
-                for p in r.problems:
-                    console.print(f"  - {name} {p}", highlight=False)
-            if r.stderr_tail and not r.ok:
-                console.print(
-                    "  its last stderr lines:\n"
-                    + "\n".join(f"    {x}" for x in r.stderr_tail.splitlines()),
-                    highlight=False,
-                )
+        _print_check_reports(name, reports)
     if not reports or not all(r.ok for r in reports):
         raise typer.Exit(1)
+
+
+def _print_check_reports(name: str, reports: list[checks.CheckReport]) -> None:
+    for r in reports:
+        first, *rest = checks.report_lines(name, r)
+        color = "green" if r.ok else "red"
+        word, _, text = first.partition(" ")
+        console.print(f"[{color}]{word}[/] {text}", highlight=False)
+        for line in rest:
+            console.print(line, highlight=False)
+        if r.stderr_tail and not r.ok:
+            console.print(
+                "  its last stderr lines:\n"
+                + "\n".join(f"    {x}" for x in r.stderr_tail.splitlines()),
+                highlight=False,
+            )

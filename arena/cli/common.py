@@ -16,9 +16,11 @@ import typer
 from rich.console import Console
 
 from arena import runner
+from arena.artifacts import SubmissionError
 from arena.schedule import ScheduleError
 from arena.settings import SettingsError
 from arena.store import Store, StoreError
+from arena.submissions import SubmissionRefused
 from referee.game import RulesError, UnknownGame
 from referee.match import MatchConfigError
 from referee.replay import ReplayError
@@ -47,6 +49,8 @@ USER_ERRORS = (
     MatchConfigError,
     ReplayError,
     SettingsError,
+    SubmissionError,
+    SubmissionRefused,
 )
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 

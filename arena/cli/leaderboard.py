@@ -21,13 +21,19 @@ from arena.cli.common import (
     print_json,
     rule_options,
 )
-from arena.leaderboard import Row, SeatRows, leaderboard, tournament_leaderboard
+from arena.leaderboard import (
+    Row,
+    SeatRows,
+    latest_versions,
+    leaderboard,
+    tournament_leaderboard,
+)
 from arena.stats import PairRow, fmt_elo, head_to_head
 from referee.game import get_game, parse_rules
 
 
-def show_rows(rows: list[Row], title: str) -> None:
-    """The leaderboard table."""
+def show_rows(rows: list[Row], title: str, latest: bool = False) -> None:
+    """The leaderboard table (``latest``: with each name's earlier versions)."""
     table = Table(
         "#",
         "bot",
@@ -44,8 +50,12 @@ def show_rows(rows: list[Row], title: str) -> None:
     hindsight = any(r.hindsight_best is not None for r in rows)
     if hindsight:
         table.add_column("best possible (mean)")
+    if latest:
+        table.add_column("earlier versions (mu-3σ)")
     for r in rows:
         extra = [f"{r.hindsight_best:.1f}"] if r.hindsight_best is not None else []
+        if latest:
+            extra.append(", ".join(r.history))
         table.add_row(
             str(r.rank),
             r.entrant,
@@ -95,11 +105,18 @@ def leaderboard_cmd(
     pairs: Annotated[
         bool, typer.Option("--pairs", help="Add the head-to-head table (score, Elo, LOS).")
     ] = False,
+    latest: Annotated[
+        bool,
+        typer.Option(
+            "--latest", help="One row per bot name: its latest version, earlier ones as history."
+        ),
+    ] = False,
     db: DbOption = DEFAULT_DB,
     as_json: JsonOption = False,
 ) -> None:
     """Ratings per game and rule set (every rule set played, unless --rules picks one), or of
-    one tournament (--tournament)."""
+    one tournament (--tournament). Each version of a submitted bot is rated on its own
+    (NAME@v)."""
     store = open_existing(db)
     boards: list[tuple[str, dict[str, object], list[Row], SeatRows]] = []
     try:
@@ -135,6 +152,8 @@ def leaderboard_cmd(
                 )
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
+    if latest:
+        boards = [(t, k, latest_versions(rows), res) for t, k, rows, res in boards]
     if as_json:
         docs = [
             {
@@ -147,7 +166,7 @@ def leaderboard_cmd(
         print_json(docs[0] if len(docs) == 1 else docs)  # several rule sets: a list
         return
     for title, _, rows, results in boards:
-        show_rows(rows, title)
+        show_rows(rows, title, latest)
         if pairs:
             show_pairs(head_to_head(results), f"head to head · {title}")
 

@@ -22,6 +22,7 @@ from arena.cli.common import (
     err,
     fail,
     open_existing,
+    open_store,
     print_json,
 )
 from arena.store import StoreError
@@ -70,17 +71,52 @@ def serve_cmd(
             envvar="ARENA_ADMIN_TOKEN", help="Token for admin RPCs (default: random, printed)."
         ),
     ] = None,
+    submissions_db: Annotated[
+        Path | None,
+        typer.Option(
+            "--db",
+            envvar="ARENA_DB",
+            help="Also accept bot submissions (SubmitBot RPC) into this database.",
+        ),
+    ] = None,
 ) -> None:
     """Run the referee alone, for bots and tools that connect from elsewhere."""
+    from arena.intake import UPLOAD_LIMITS
+    from arena.submission_service import TOKEN_METADATA, add_submission_service
     from referee.service import RefereeCore, start_server
 
     token = admin_token or secrets.token_urlsafe(18)
     addresses = [f"{host}:{port}"] + ([f"unix:{unix}"] if unix else [])
+    services = []
+    if submissions_db is not None:
+        open_store(submissions_db).close()  # a usable database, before anyone submits
+        db_path = submissions_db
+
+        def add_submissions(server: Any) -> None:
+            add_submission_service(server, db_path)
+
+        services.append(add_submissions)
+    # An archive arrives in one message; Play keeps its own, smaller cap.
+    message_limit = (
+        {"max_message_bytes": UPLOAD_LIMITS.max_upload_bytes + 64 * 1024} if services else {}
+    )
 
     async def main() -> None:
-        server = await start_server(RefereeCore(), addresses, admin_token=token)
+        server = await start_server(
+            RefereeCore(),
+            addresses,
+            admin_token=token,
+            services=services,
+            **message_limit,
+        )
         print(f"referee listening on {' '.join(server.bound_addresses)}", flush=True)  # type: ignore[attr-defined]
         print(f"admin token (metadata x-admin-token): {token}", flush=True)
+        if services:
+            print(
+                f"accepting bot submissions into {submissions_db} "
+                f"(SubmitBot, metadata {TOKEN_METADATA})",
+                flush=True,
+            )
         await server.wait_for_termination()
 
     with contextlib.suppress(KeyboardInterrupt):
