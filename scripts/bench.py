@@ -162,6 +162,7 @@ def referee_tournament(game: str, matches_at_once: int, seconds: float) -> dict[
     """A tournament of random bots through the real referee and store, measured for
     ``seconds`` after a warm-up in which the bot processes start."""
     from arena import runner
+    from arena.settings import TournamentSettings
     from arena.store import Store
     from referee.service import RefereeCore
 
@@ -174,19 +175,14 @@ def referee_tournament(game: str, matches_at_once: int, seconds: float) -> dict[
             )
         record = runner.create_tournament(
             store,
-            game,
-            names,
-            {},
-            rounds=matches_at_once * 50,
-            seed=7,
-            concurrency=matches_at_once,
-            seats=None,
-            settings={
-                "move_seconds": 10.0,
-                "time_bank_seconds": 0.0,
-                "fault_policy": "forfeit",
-                "max_strikes": 3,
-            },
+            TournamentSettings(
+                game,
+                tuple(names),
+                rounds=matches_at_once * 50,
+                seed=7,
+                concurrency=matches_at_once,
+                move_seconds=10.0,
+            ),
         )
         core = RefereeCore()
         finished = {"matches": 0, "decisions": 0}

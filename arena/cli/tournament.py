@@ -25,6 +25,7 @@ from arena.cli.common import (
     err,
     fail,
     invoked_as,
+    open_existing,
     open_store,
     print_json,
     rule_options,
@@ -373,8 +374,6 @@ def tournament_resume(
 @app.command("list")
 def tournament_list(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
     """List tournaments and how far they got."""
-    from arena.cli.common import open_existing
-
     store = open_existing(db)
     records = store.tournaments()
     done = {r.id: len(store.finished_indexes(r.id)) for r in records}

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.runner import create_tournament, run_tournament
+from arena.settings import TournamentSettings
 from arena.store import Store
 from tests.conftest import arena
 
@@ -234,7 +235,10 @@ def test_resume_plays_the_versions_it_started_with(tmp_path: Path) -> None:
     arena(db, "bots", "submit", "marked", str(write_bot(tmp_path / "v1", "one")))
     store = Store(db)
     record = create_tournament(
-        store, "gin_rummy", ["marked", "rnd"], {"max_hands": "1"}, 1, 5, 1, None, {}
+        store,
+        TournamentSettings(
+            "gin_rummy", ("marked", "rnd"), {"max_hands": "1"}, seed=5, concurrency=1
+        ),
     )
     assert record.bots == ("marked@1", "rnd")
     # A new version arrives before the tournament is played (or resumed).
