@@ -172,7 +172,7 @@ def test_remove_keeps_history_and_stops_scheduling(tmp_path: Path) -> None:
 
 def test_refused_submissions_store_nothing(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    arena(db, "bots", "list")
+    Store(db).close()  # an empty database (bots list, read-only, refuses a missing one)
     no_manifest = tmp_path / "nomanifest"
     no_manifest.mkdir()
     (no_manifest / "bot.py").write_text("x = 1\n")
