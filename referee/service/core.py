@@ -1,0 +1,119 @@
+"""RefereeCore: tokens, sessions and matches; the referee without its transport."""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import itertools
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+from referee.game import get_game, parse_rules
+from referee.match import (
+    FaultKind,
+    MatchConfig,
+    MatchSpec,
+)
+from referee.service.batching import EventBatcher
+from referee.service.errors import RefereeError
+from referee.service.matches import MatchRuntime
+from referee.service.sessions import PlayerSession
+
+KEEP_FINISHED = 200  # finished matches a long-running referee keeps in memory
+
+
+class RefereeCore:
+    """Tokens, sessions and matches: the referee without its transport."""
+
+    def __init__(self, keep_finished: int = KEEP_FINISHED) -> None:
+        self.sessions: dict[str, PlayerSession] = {}
+        self.matches: dict[str, MatchRuntime] = {}
+        self.batcher = EventBatcher()
+        self.keep_finished = keep_finished
+        self._match_numbers = itertools.count(1)
+
+    def issue_player_token(self, name: str, single_use: bool = False) -> str:
+        """A token for a player that may be seated in many matches (or, single_use, in the
+        one match it is issued for)."""
+        token = secrets.token_urlsafe(24)
+        self.sessions[token] = PlayerSession(token, name, self.batcher, single_use)
+        return token
+
+    def session(self, token: str) -> PlayerSession | None:
+        for known, session in self.sessions.items():
+            if hmac.compare_digest(known, token):
+                return session
+        return None
+
+    def player_gone(self, token: str, reason: str, kind: FaultKind = "crash") -> None:
+        """The arena saw the bot process behind ``token`` die (or stopped it): fail its
+        decisions at once."""
+        session = self.sessions.get(token)
+        if session is not None:
+            session.mark_gone(reason, kind)
+
+    def retire_player(self, token: str) -> None:
+        session = self.sessions.pop(token, None)
+        if session is not None and session.connection is not None:
+            session.connection.close()
+
+    def create_match(
+        self,
+        game: str,
+        rules: dict[str, Any] | Any,
+        seats: int,
+        seed: int,
+        players: Sequence[str | None],
+        names: Sequence[str] | None = None,
+        config: MatchConfig | None = None,
+        match_id: str | None = None,
+        spectator_delay: float = 0.0,
+        start_timeout: float = 60.0,
+    ) -> tuple[MatchRuntime, list[str]]:
+        """Create and start a match. ``players`` has a player token per seat, or None to
+        issue a fresh token for that seat; returns the runtime and the seat tokens."""
+        engine = get_game(game)
+        parsed = rules if isinstance(rules, engine.Rules) else parse_rules(engine.Rules, rules)
+        if seats not in engine.seats(parsed):
+            allowed = engine.seats(parsed)
+            raise RefereeError(
+                f"{game} with these rules seats {allowed.start} to {allowed.stop - 1}, not {seats}"
+            )
+        if len(players) != seats:
+            raise RefereeError(f"{seats} seats need {seats} player entries, got {len(players)}")
+        self._forget_old_matches()
+        match_id = match_id or f"m{next(self._match_numbers)}-{secrets.token_hex(4)}"
+        if match_id in self.matches:
+            raise RefereeError(f"match id {match_id!r} is already in use")
+        tokens: list[str] = []
+        for seat, token in enumerate(players):
+            if not token:
+                token = self.issue_player_token(
+                    names[seat] if names else f"seat {seat}", single_use=True
+                )
+            elif token not in self.sessions:
+                raise RefereeError(f"seat {seat}: unknown player token")
+            tokens.append(token)
+        display = tuple(names) if names else tuple(self.sessions[t].name for t in tokens)
+        spec = MatchSpec(match_id, game, parsed, seats, seed, display, config or MatchConfig())
+        runtime = MatchRuntime(
+            spec, [self.sessions[t] for t in tokens], spectator_delay, start_timeout
+        )
+        self.matches[match_id] = runtime
+        runtime.task = asyncio.get_running_loop().create_task(runtime.run())
+        return runtime, tokens
+
+    def _forget_old_matches(self) -> None:
+        """A long-running referee keeps the last ``keep_finished`` finished matches (their
+        status, result and spectator feed) and forgets older ones with their seat tokens;
+        the arena keeps their replays."""
+        finished = [m for m, r in self.matches.items() if r.done.is_set() and not r.watchers]
+        for match_id in finished[: max(0, len(finished) - self.keep_finished)]:
+            runtime = self.matches.pop(match_id)
+            for session in runtime.sessions:
+                if session.single_use:
+                    self.sessions.pop(session.token, None)
+
+    def forget_match(self, match_id: str) -> None:
+        self.matches.pop(match_id, None)

@@ -1,0 +1,274 @@
+"""The gRPC servicer: Play, Watch and the admin RPCs as transport over a RefereeCore."""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+from google.protobuf.message import DecodeError
+
+from referee.game import game_names, get_game
+from referee.match import (
+    MatchConfig,
+)
+from referee.rules import RulesError, describe_rules
+from referee.service.core import RefereeCore
+from referee.service.errors import RefereeError
+from referee.service.messages import match_over, match_start
+from referee.service.sessions import PlayerSession, _Connection
+from referee.v1 import referee_pb2 as pb
+
+PROTOCOL = "referee.v1"
+HELLO_TIMEOUT = 30.0  # seconds a new stream has to say hello
+
+
+class RefereeServicer:
+    """The gRPC face of a :class:`RefereeCore`."""
+
+    def __init__(self, core: RefereeCore, admin_token: str | None) -> None:
+        self.core = core
+        self.admin_token = admin_token
+
+    async def Play(
+        self,
+        request_iterator: AsyncIterator[bytes],
+        context: grpc.aio.ServicerContext[bytes, pb.RefereeMessage],
+    ) -> AsyncIterator[pb.RefereeMessage]:
+        try:
+            raw = await asyncio.wait_for(anext(request_iterator), HELLO_TIMEOUT)
+        except (StopAsyncIteration, TimeoutError):
+            return
+        except Exception:
+            return
+        try:
+            hello = pb.BotMessage.FromString(raw)
+        except DecodeError:
+            yield pb.RefereeMessage(
+                error=pb.Error(code="protocol", message="the first message must be a Hello")
+            )
+            return
+        if hello.WhichOneof("kind") != "hello":
+            yield pb.RefereeMessage(
+                error=pb.Error(code="protocol", message="the first message must be a Hello")
+            )
+            return
+        session = self.core.session(hello.hello.token)
+        if session is None or session.gone is not None:
+            yield pb.RefereeMessage(
+                error=pb.Error(code="unauthenticated", message="unknown or expired token")
+            )
+            return
+        conn = session.attach()
+        # Queue the resumed match before anything can await: a match starting meanwhile
+        # then sends its own MatchStart after these, never a second copy.
+        session.resume()
+        yield pb.RefereeMessage(welcome=pb.Welcome(player=session.name, protocol=PROTOCOL))
+        reader = asyncio.get_running_loop().create_task(self._read(request_iterator, session, conn))
+        try:
+            while True:
+                message = await conn.queue.get()
+                if message is None:
+                    break
+                yield message
+        finally:
+            reader.cancel()
+            session.detach(conn)
+
+    async def _read(
+        self, requests: AsyncIterator[bytes], session: PlayerSession, conn: _Connection
+    ) -> None:
+        try:
+            async for raw in requests:
+                if session.connection is not conn:
+                    break
+                session.on_message(raw)
+        except Exception:
+            pass
+        finally:
+            if session.connection is conn:
+                session.detach(conn)
+                conn.close()
+
+    async def Watch(
+        self,
+        request: pb.WatchRequest,
+        context: grpc.aio.ServicerContext[pb.WatchRequest, pb.WatchMessage],
+    ) -> AsyncIterator[pb.WatchMessage]:
+        runtime = self.core.matches.get(request.match_id)
+        if runtime is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
+            return
+        delay = max(runtime.spectator_delay, request.delay_seconds)
+        start = match_start(runtime.spec, -1)
+        yield pb.WatchMessage(match_id=runtime.spec.match_id, match_start=start)
+        index = 0
+        if runtime.done.is_set():  # rebuilt from the replay: long matches take a while
+            feed = await asyncio.to_thread(runtime.watch_feed)
+        else:
+            feed = runtime.watch_feed()
+        runtime.watchers += 1
+        try:
+            while True:
+                async with runtime.feed_changed:
+                    await runtime.feed_changed.wait_for(
+                        lambda: index < len(feed) or runtime.done.is_set()  # noqa: B023
+                    )
+                if index >= len(feed):
+                    return
+                stamp, message = runtime.watch_message(feed[index])
+                index += 1
+                wait = stamp + delay - time.monotonic()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                yield message
+                if message.HasField("match_over"):
+                    return
+        finally:
+            runtime.watchers -= 1
+
+    def _check_admin(self, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        if self.admin_token is None:
+            return
+        given = dict(context.invocation_metadata() or ()).get("x-admin-token", "")
+        if not hmac.compare_digest(str(given), self.admin_token):
+            raise _Abort(
+                grpc.StatusCode.UNAUTHENTICATED, "admin RPCs need the x-admin-token metadata"
+            )
+
+    async def ListGames(self, request: pb.ListGamesRequest, context: Any) -> pb.ListGamesResponse:
+        games = []
+        for name in game_names():
+            engine = get_game(name)
+            default_rules = engine.Rules()
+            allowed = engine.seats(default_rules)
+            games.append(
+                pb.GameInfo(
+                    name=name,
+                    version=engine.version,
+                    min_seats=allowed.start,
+                    max_seats=allowed.stop - 1,
+                    options=[
+                        pb.RuleOption(
+                            name=o.name,
+                            type=o.type,
+                            default=o.default,
+                            choices=o.choices,
+                            doc=o.doc,
+                        )
+                        for o in describe_rules(engine.Rules)
+                    ],
+                    presets=sorted(getattr(engine.Rules, "presets", {})),
+                )
+            )
+        return pb.ListGamesResponse(games=games)
+
+    async def CreateMatch(
+        self, request: pb.CreateMatchRequest, context: Any
+    ) -> pb.CreateMatchResponse:
+        try:
+            self._check_admin(context)
+            config = MatchConfig(
+                move_seconds=request.move_seconds or 5.0,
+                time_bank_seconds=request.time_bank_seconds,
+                fault_policy=request.fault_policy or "forfeit",  # type: ignore[arg-type]
+                max_strikes=request.max_strikes or 3,
+            )
+            players = list(request.players) or [""] * request.seats
+            runtime, tokens = self.core.create_match(
+                request.game,
+                dict(request.rules),
+                request.seats,
+                request.seed,
+                [p or None for p in players],
+                list(request.names) or None,
+                config,
+                spectator_delay=request.spectator_delay_seconds,
+                start_timeout=request.start_timeout_seconds or 60.0,
+            )
+        except _Abort as exc:
+            await context.abort(exc.code, exc.message)
+            raise
+        except (ValueError, RulesError) as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+            raise
+        return pb.CreateMatchResponse(match_id=runtime.spec.match_id, seat_tokens=tokens)
+
+    async def IssuePlayerToken(
+        self, request: pb.IssuePlayerTokenRequest, context: Any
+    ) -> pb.IssuePlayerTokenResponse:
+        try:
+            self._check_admin(context)
+        except _Abort as exc:
+            await context.abort(exc.code, exc.message)
+            raise
+        return pb.IssuePlayerTokenResponse(
+            token=self.core.issue_player_token(request.name or "player")
+        )
+
+    async def MatchStatus(
+        self, request: pb.MatchStatusRequest, context: Any
+    ) -> pb.MatchStatusResponse:
+        runtime = self.core.matches.get(request.match_id)
+        if runtime is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
+            raise RefereeError("unreachable")
+        response = pb.MatchStatusResponse(
+            match_id=runtime.spec.match_id, game=runtime.spec.game, state=runtime.state
+        )
+        driver = runtime.driver
+        if driver is not None and driver.state is not None:
+            response.decisions = driver.decisions
+            if runtime.result is None:
+                response.to_act.extend(driver.game.to_act(driver.state))
+        if runtime.result is not None:
+            response.result.CopyFrom(match_over(runtime.result, -1))
+        return response
+
+
+class _Abort(Exception):
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _handlers(servicer: RefereeServicer) -> grpc.GenericRpcHandler[Any, Any]:
+    """The service's method handlers. Play takes raw bytes so that a garbage message is a
+    recorded fault of that seat rather than a transport error."""
+    ser = {
+        "Play": grpc.stream_stream_rpc_method_handler(
+            servicer.Play,
+            request_deserializer=None,
+            response_serializer=pb.RefereeMessage.SerializeToString,
+        ),
+        "Watch": grpc.unary_stream_rpc_method_handler(
+            servicer.Watch,
+            request_deserializer=pb.WatchRequest.FromString,
+            response_serializer=pb.WatchMessage.SerializeToString,
+        ),
+        "ListGames": grpc.unary_unary_rpc_method_handler(
+            servicer.ListGames,
+            request_deserializer=pb.ListGamesRequest.FromString,
+            response_serializer=pb.ListGamesResponse.SerializeToString,
+        ),
+        "CreateMatch": grpc.unary_unary_rpc_method_handler(
+            servicer.CreateMatch,
+            request_deserializer=pb.CreateMatchRequest.FromString,
+            response_serializer=pb.CreateMatchResponse.SerializeToString,
+        ),
+        "IssuePlayerToken": grpc.unary_unary_rpc_method_handler(
+            servicer.IssuePlayerToken,
+            request_deserializer=pb.IssuePlayerTokenRequest.FromString,
+            response_serializer=pb.IssuePlayerTokenResponse.SerializeToString,
+        ),
+        "MatchStatus": grpc.unary_unary_rpc_method_handler(
+            servicer.MatchStatus,
+            request_deserializer=pb.MatchStatusRequest.FromString,
+            response_serializer=pb.MatchStatusResponse.SerializeToString,
+        ),
+    }
+    return grpc.method_handlers_generic_handler("referee.v1.Referee", ser)
