@@ -24,7 +24,7 @@ from arena.schedule import ScheduleError
 from arena.store import Store, StoreError
 from arena.viewer import replay_show
 from referee.game import RulesError, UnknownGame, game_names, get_game, parse_rules
-from referee.match import MatchConfigError
+from referee.match import MatchConfig, MatchConfigError
 from referee.replay import ReplayError, parse_replay, verify_replay
 from referee.rules import describe_rules, parse_option_strings
 from referee.service import tune_gc
@@ -165,6 +165,7 @@ def bots_check(
         entrant = store.entrant(name)
         for g in game or []:
             get_game(g)
+        MatchConfig(move_seconds=move_seconds)  # refuses nan, inf, 0 and negatives
     except USER_ERRORS as exc:
         raise _fail(str(exc)) from exc
     reports = checks.run_checks(entrant, game, move_seconds)

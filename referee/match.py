@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -40,10 +41,16 @@ class MatchConfig:
     max_strikes: int = 3
 
     def __post_init__(self) -> None:
-        if self.move_seconds <= 0:
-            raise MatchConfigError("move_seconds must be positive")
-        if self.time_bank_seconds < 0:
-            raise MatchConfigError("time_bank_seconds must not be negative")
+        # `not x > 0` (rather than `x <= 0`) also refuses nan; an infinite deadline
+        # would let one bot stall a match for ever.
+        if not (math.isfinite(self.move_seconds) and self.move_seconds > 0):
+            raise MatchConfigError(
+                f"move seconds must be a positive, finite number, not {self.move_seconds}"
+            )
+        if not (math.isfinite(self.time_bank_seconds) and self.time_bank_seconds >= 0):
+            raise MatchConfigError(
+                f"time bank seconds must be a finite number, 0 or more, not {self.time_bank_seconds}"
+            )
         if self.fault_policy not in ("forfeit", "default"):
             raise MatchConfigError(
                 f"fault policy must be 'forfeit' or 'default', not {self.fault_policy!r}"

@@ -41,8 +41,9 @@ class RefereeCore:
         return token
 
     def session(self, token: str) -> PlayerSession | None:
+        given = token.encode("utf-8", "surrogateescape")  # compare_digest takes only ASCII str
         for known, session in self.sessions.items():
-            if hmac.compare_digest(known, token):
+            if hmac.compare_digest(known.encode(), given):
                 return session
         return None
 

@@ -55,14 +55,17 @@ class StreamSeat:
         turn.events.extend(session.take_events())
         fill_observation(turn.observation, self.game, request.view)
         session.turn, session.turn_deadline = turn, time.monotonic() + request.seconds
-        session.send(message)
+        session.unasked = 0
+        session.send(message, request_id)
         try:
             async with asyncio.timeout(request.seconds):
                 return await future
         except TimeoutError:
             if session.connection is None:
+                why = f" ({session.cut_off})" if session.cut_off else ""
                 raise SeatFault(
-                    "disconnect", f"not connected when the {request.seconds:.3g}s deadline passed"
+                    "disconnect",
+                    f"not connected when the {request.seconds:.3g}s deadline passed{why}",
                 ) from None
             raise SeatFault("timeout", f"no answer within {request.seconds:.3g}s") from None
         finally:

@@ -9,6 +9,7 @@ import grpc
 from referee.service.core import RefereeCore
 from referee.service.errors import RefereeError
 from referee.service.servicer import RefereeServicer, _handlers
+from referee.service.sessions import MAX_RECEIVE_BYTES
 
 
 async def start_server(
@@ -19,7 +20,7 @@ async def start_server(
     ``server.bound_addresses`` lists the addresses with the ports actually bound."""
     server = grpc.aio.server(
         options=[
-            ("grpc.max_receive_message_length", 1024 * 1024),
+            ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
             ("grpc.so_reuseport", 0),
         ]
     )

@@ -16,14 +16,16 @@ from referee.match import (
     MatchConfig,
 )
 from referee.rules import RulesError, describe_rules
+from referee.service.connection import Connection
 from referee.service.core import RefereeCore
 from referee.service.errors import RefereeError
 from referee.service.messages import match_over, match_start
-from referee.service.sessions import PlayerSession, _Connection
+from referee.service.sessions import MAX_MESSAGE_BYTES, PlayerSession
 from referee.v1 import referee_pb2 as pb
 
 PROTOCOL = "referee.v1"
 HELLO_TIMEOUT = 30.0  # seconds a new stream has to say hello
+STREAM_END_GRACE = 0.5  # seconds for a disconnect to show after the reads end
 
 
 class RefereeServicer:
@@ -36,57 +38,63 @@ class RefereeServicer:
     async def Play(
         self,
         request_iterator: AsyncIterator[bytes],
-        context: grpc.aio.ServicerContext[bytes, pb.RefereeMessage],
-    ) -> AsyncIterator[pb.RefereeMessage]:
+        context: grpc.aio.ServicerContext[bytes, bytes],
+    ) -> AsyncIterator[bytes]:
         try:
             raw = await asyncio.wait_for(anext(request_iterator), HELLO_TIMEOUT)
-        except (StopAsyncIteration, TimeoutError):
+        except Exception:  # no hello in time, the stream ended, or a transport error
             return
-        except Exception:
-            return
-        try:
-            hello = pb.BotMessage.FromString(raw)
-        except DecodeError:
-            yield pb.RefereeMessage(
-                error=pb.Error(code="protocol", message="the first message must be a Hello")
-            )
-            return
-        if hello.WhichOneof("kind") != "hello":
-            yield pb.RefereeMessage(
-                error=pb.Error(code="protocol", message="the first message must be a Hello")
-            )
-            return
-        session = self.core.session(hello.hello.token)
-        if session is None or session.gone is not None:
-            yield pb.RefereeMessage(
-                error=pb.Error(code="unauthenticated", message="unknown or expired token")
-            )
+        session, refusal = self._hello(raw)
+        if session is None:
+            yield pb.RefereeMessage(error=refusal).SerializeToString()
             return
         conn = session.attach()
         # Queue the resumed match before anything can await: a match starting meanwhile
         # then sends its own MatchStart after these, never a second copy.
         session.resume()
-        yield pb.RefereeMessage(welcome=pb.Welcome(player=session.name, protocol=PROTOCOL))
+        welcome = pb.RefereeMessage(welcome=pb.Welcome(player=session.name, protocol=PROTOCOL))
+        yield welcome.SerializeToString()
         reader = asyncio.get_running_loop().create_task(self._read(request_iterator, session, conn))
         try:
-            while True:
-                message = await conn.queue.get()
-                if message is None:
-                    break
-                yield message
+            while (item := await conn.get()) is not None:
+                data, turn_id = item
+                yield data
+                if turn_id:
+                    session.delivered_turn = turn_id
+            if conn.abort_reason is not None:
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, conn.abort_reason)
         finally:
             reader.cancel()
             session.detach(conn)
 
+    def _hello(self, raw: bytes) -> tuple[PlayerSession | None, pb.Error]:
+        """The session a stream's first message opens, or the error that refuses it."""
+        try:
+            hello = pb.BotMessage.FromString(raw)
+        except DecodeError:
+            hello = pb.BotMessage()
+        if len(raw) > MAX_MESSAGE_BYTES or hello.WhichOneof("kind") != "hello":
+            return None, pb.Error(code="protocol", message="the first message must be a Hello")
+        session = self.core.session(hello.hello.token)
+        if session is None or session.gone is not None:
+            return None, pb.Error(code="unauthenticated", message="unknown or expired token")
+        return session, pb.Error()
+
     async def _read(
-        self, requests: AsyncIterator[bytes], session: PlayerSession, conn: _Connection
+        self, requests: AsyncIterator[bytes], session: PlayerSession, conn: Connection
     ) -> None:
         try:
             async for raw in requests:
                 if session.connection is not conn:
-                    break
+                    return
                 session.on_message(raw)
-        except Exception:
+            # The bot's side ended. A disconnect cancels this task within the grace; a
+            # stream still open after it was half-closed, or its message was over the
+            # transport's limit (grpc ends the reads the same way for both).
+            await asyncio.sleep(STREAM_END_GRACE)
+            if session.connection is conn:
+                session.on_stream_end()
+        except Exception:  # whatever broke the stream, it is gone
             pass
         finally:
             if session.connection is conn:
@@ -243,7 +251,7 @@ def _handlers(servicer: RefereeServicer) -> grpc.GenericRpcHandler[Any, Any]:
         "Play": grpc.stream_stream_rpc_method_handler(
             servicer.Play,
             request_deserializer=None,
-            response_serializer=pb.RefereeMessage.SerializeToString,
+            response_serializer=None,  # sessions queue messages serialized (to bound them)
         ),
         "Watch": grpc.unary_stream_rpc_method_handler(
             servicer.Watch,
