@@ -22,11 +22,12 @@ from referee.service.batching import EVENT_FLUSH_SECONDS, EventBatcher
 from referee.service.core import KEEP_FINISHED, RefereeCore
 from referee.service.errors import RefereeError
 from referee.service.gc_tuning import GC_THRESHOLDS, tune_gc
-from referee.service.matches import FeedEntry, MatchRuntime
+from referee.service.matches import MatchRuntime
 from referee.service.seats import StreamSeat
 from referee.service.server import start_server
 from referee.service.servicer import HELLO_TIMEOUT, PROTOCOL, RefereeServicer
 from referee.service.sessions import PlayerSession
+from referee.service.spectators import FeedEntry, SpectatorFeed
 
 __all__ = [
     "EVENT_FLUSH_SECONDS",
@@ -41,6 +42,7 @@ __all__ = [
     "RefereeCore",
     "RefereeError",
     "RefereeServicer",
+    "SpectatorFeed",
     "StreamSeat",
     "start_server",
     "tune_gc",

@@ -6,6 +6,7 @@ import asyncio
 import hmac
 import itertools
 import secrets
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,12 +22,28 @@ from referee.service.matches import MatchRuntime
 from referee.service.sessions import PlayerSession
 
 KEEP_FINISHED = 200  # finished matches a long-running referee keeps in memory
+# Watch streams open at once: per match, and per client address (all local Unix-socket
+# clients share one). Each costs a task and a share of the event loop per step.
+WATCHERS_PER_MATCH = 100
+WATCHERS_PER_PEER = 20
+
+
+class WatchLimitError(RefereeError):
+    """Too many Watch streams open at once (per match or per client address)."""
 
 
 class RefereeCore:
     """Tokens, sessions and matches: the referee without its transport."""
 
-    def __init__(self, keep_finished: int = KEEP_FINISHED) -> None:
+    def __init__(
+        self,
+        keep_finished: int = KEEP_FINISHED,
+        watchers_per_match: int = WATCHERS_PER_MATCH,
+        watchers_per_peer: int = WATCHERS_PER_PEER,
+    ) -> None:
+        self.watchers_per_match = watchers_per_match
+        self.watchers_per_peer = watchers_per_peer
+        self.watchers_by_peer: Counter[str] = Counter()
         self.sessions: dict[str, PlayerSession] = {}
         self.matches: dict[str, MatchRuntime] = {}
         self.batcher = EventBatcher()
@@ -115,6 +132,28 @@ class RefereeCore:
             for session in runtime.sessions:
                 if session.single_use:
                     self.sessions.pop(session.token, None)
+
+    def admit_watcher(self, runtime: MatchRuntime, peer: str) -> None:
+        """Count one more Watch stream of ``runtime`` from ``peer`` (a client address
+        without its port), or raise WatchLimitError past the caps."""
+        if runtime.watchers >= self.watchers_per_match:
+            raise WatchLimitError(
+                f"match {runtime.spec.match_id} already has {runtime.watchers} watchers, "
+                "the most this referee allows"
+            )
+        if self.watchers_by_peer[peer] >= self.watchers_per_peer:
+            raise WatchLimitError(
+                f"{self.watchers_by_peer[peer]} Watch streams are open from {peer}, "
+                "the most this referee allows per address"
+            )
+        runtime.watchers += 1
+        self.watchers_by_peer[peer] += 1
+
+    def release_watcher(self, runtime: MatchRuntime, peer: str) -> None:
+        runtime.watchers -= 1
+        self.watchers_by_peer[peer] -= 1
+        if not self.watchers_by_peer[peer]:
+            del self.watchers_by_peer[peer]
 
     def forget_match(self, match_id: str) -> None:
         self.matches.pop(match_id, None)

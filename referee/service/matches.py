@@ -5,30 +5,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
-from array import array
 from collections.abc import Sequence
 from typing import Any
 
-from referee.game import Event, get_game
+from referee.game import Event
 from referee.match import (
     MatchDriver,
     MatchResult,
     MatchSpec,
 )
-from referee.replay import now_iso, parse_replay, simulate
+from referee.replay import now_iso
 from referee.service.errors import RefereeError
-from referee.service.messages import event_notices, match_over
 from referee.service.seats import StreamSeat
 from referee.service.sessions import PlayerSession
+from referee.service.spectators import SpectatorFeed
 from referee.v1 import referee_pb2 as pb
-from referee.views import observation_message
 
 log = logging.getLogger("referee")
-
-
-# One step of a match's spectator feed: (time, events, state after them, result at the end).
-FeedEntry = tuple[float, Sequence[Event], Any, "MatchResult | None"]
 
 
 class MatchRuntime:
@@ -49,54 +42,15 @@ class MatchRuntime:
         self.driver: MatchDriver | None = None
         self.result: MatchResult | None = None
         self.error: str | None = None
-        # (time, events, state after them, result): turned into messages only for watchers.
-        # Emptied when the match is over (it holds every state: ten times the replay's
-        # size); a watcher of a finished match gets it rebuilt from the replay, with the
-        # times kept here (so a spectator delay still holds for a match just over).
-        self.feed: list[FeedEntry] = []
-        self.feed_times = array("d")
-        self.feed_changed = asyncio.Condition()
+        self.spectators = SpectatorFeed(spec)
         self.done = asyncio.Event()
         self.watchers = 0
         self.task: asyncio.Task[None] | None = None
 
     def on_public(self, events: Sequence[Event], state: Any, result: MatchResult | None) -> None:
-        self.feed.append((time.monotonic(), events, state, result))
+        self.spectators.add(events, state, result)
         if self.watchers:
-            asyncio.get_running_loop().create_task(self._wake_watchers())
-
-    def watch_feed(self) -> list[FeedEntry]:
-        """The feed a new watcher follows: the live one (it keeps growing until the match
-        is over), or a finished match's, rebuilt from its replay."""
-        if self.result is None or not self.done.is_set():
-            return self.feed
-        game, _, steps = simulate(parse_replay(self.result.replay))
-        feed: list[FeedEntry] = []
-        state = None
-        for step in steps:
-            state = step.state
-            if step.line["type"] in ("header", "decision") and (events := game.events(state)):
-                feed.append((0.0, events, state, None))
-        feed.append((0.0, (), state, self.result))
-        if len(feed) == len(self.feed_times):
-            feed = [(t, *entry[1:]) for t, entry in zip(self.feed_times, feed, strict=True)]
-        return feed
-
-    def watch_message(self, entry: FeedEntry) -> tuple[float, pb.WatchMessage]:
-        stamp, events, state, result = entry
-        view = get_game(self.spec.game).public_view(state)
-        message = pb.WatchMessage(
-            match_id=self.spec.match_id,
-            events=event_notices(self.spec.match_id, events, None),
-            view=observation_message(self.spec.game, view),
-        )
-        if result is not None:
-            message.match_over.CopyFrom(match_over(result, -1))
-        return stamp, message
-
-    async def _wake_watchers(self) -> None:
-        async with self.feed_changed:
-            self.feed_changed.notify_all()
+            asyncio.get_running_loop().create_task(self.spectators.wake())
 
     async def run(self) -> None:
         try:
@@ -129,11 +83,9 @@ class MatchRuntime:
             for session in self.sessions:
                 if session.single_use:
                     session.mark_gone("the match this seat token was issued for is over")
-            if self.result is not None:
-                self.feed_times = array("d", (entry[0] for entry in self.feed))
-                self.feed = []  # watchers hold their own reference; new ones rebuild it
+            self.spectators.finish(self.result, followed=self.watchers > 0)
             self.done.set()
-            await self._wake_watchers()
+            await self.spectators.wake()
 
     async def _wait_for_seats(self) -> None:
         waits = [s.settled.wait() for s in set(self.sessions)]

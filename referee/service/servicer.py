@@ -17,9 +17,9 @@ from referee.match import (
 )
 from referee.rules import RulesError, describe_rules
 from referee.service.connection import Connection
-from referee.service.core import RefereeCore
+from referee.service.core import RefereeCore, WatchLimitError
 from referee.service.errors import RefereeError
-from referee.service.messages import match_over, match_start
+from referee.service.messages import match_over
 from referee.service.sessions import MAX_MESSAGE_BYTES, PlayerSession
 from referee.v1 import referee_pb2 as pb
 
@@ -104,39 +104,27 @@ class RefereeServicer:
     async def Watch(
         self,
         request: pb.WatchRequest,
-        context: grpc.aio.ServicerContext[pb.WatchRequest, pb.WatchMessage],
-    ) -> AsyncIterator[pb.WatchMessage]:
+        context: grpc.aio.ServicerContext[pb.WatchRequest, bytes],
+    ) -> AsyncIterator[bytes]:
         runtime = self.core.matches.get(request.match_id)
         if runtime is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
             return
         delay = max(runtime.spectator_delay, request.delay_seconds)
-        start = match_start(runtime.spec, -1)
-        yield pb.WatchMessage(match_id=runtime.spec.match_id, match_start=start)
-        index = 0
-        if runtime.done.is_set():  # rebuilt from the replay: long matches take a while
-            feed = await asyncio.to_thread(runtime.watch_feed)
-        else:
-            feed = runtime.watch_feed()
-        runtime.watchers += 1
+        peer = _peer_address(context.peer())
         try:
-            while True:
-                async with runtime.feed_changed:
-                    await runtime.feed_changed.wait_for(
-                        lambda: index < len(feed) or runtime.done.is_set()  # noqa: B023
-                    )
-                if index >= len(feed):
-                    return
-                stamp, message = runtime.watch_message(feed[index])
-                index += 1
+            self.core.admit_watcher(runtime, peer)
+        except WatchLimitError as exc:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+            return
+        try:
+            async for stamp, data in runtime.spectators.follow(lambda: runtime.result):
                 wait = stamp + delay - time.monotonic()
                 if wait > 0:
                     await asyncio.sleep(wait)
-                yield message
-                if message.HasField("match_over"):
-                    return
+                yield data
         finally:
-            runtime.watchers -= 1
+            self.core.release_watcher(runtime, peer)
 
     def _check_admin(self, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         if self.admin_token is None:
@@ -237,6 +225,13 @@ class RefereeServicer:
         return response
 
 
+def _peer_address(peer: str) -> str:
+    """A client's address without its port ("ipv4:10.0.0.5:41234" -> "ipv4:10.0.0.5")."""
+    if peer.startswith(("ipv4:", "ipv6:")):
+        return peer.rsplit(":", 1)[0]
+    return peer.split(":", 1)[0]  # unix: every local client is one address
+
+
 class _Abort(Exception):
     def __init__(self, code: grpc.StatusCode, message: str) -> None:
         super().__init__(message)
@@ -256,7 +251,7 @@ def _handlers(servicer: RefereeServicer) -> grpc.GenericRpcHandler[Any, Any]:
         "Watch": grpc.unary_stream_rpc_method_handler(
             servicer.Watch,
             request_deserializer=pb.WatchRequest.FromString,
-            response_serializer=pb.WatchMessage.SerializeToString,
+            response_serializer=None,  # feeds hold WatchMessages serialized, shared
         ),
         "ListGames": grpc.unary_unary_rpc_method_handler(
             servicer.ListGames,
