@@ -4,7 +4,6 @@ referee server and the demo."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import json
 import os
@@ -582,9 +581,12 @@ def games_cmd(as_json: JsonOption = False) -> None:
 
 @app.command("serve")
 def serve(
-    port: Annotated[int, typer.Option(help="TCP port (0: any free port).")] = 50051,
+    port: Annotated[
+        int | None,
+        typer.Option(help="TCP port (0: any free port; default 50051 unless --unix alone)."),
+    ] = None,
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    unix: Annotated[Path | None, typer.Option(help="Also listen on this Unix socket.")] = None,
+    unix: Annotated[Path | None, typer.Option(help="Listen on this Unix socket.")] = None,
     admin_token: Annotated[
         str | None,
         typer.Option(
@@ -592,20 +594,35 @@ def serve(
         ),
     ] = None,
 ) -> None:
-    """Run the referee alone, for bots and tools that connect from elsewhere."""
-    from referee.service import RefereeCore, start_server
+    """Run the referee alone, for bots and tools that connect from elsewhere. It listens
+    only where told: TCP (--host/--port), a Unix socket (--unix), or both."""
+    import signal
 
+    from referee.service import RefereeCore, RefereeError, start_server
+
+    if port is not None and not 0 <= port <= 65535:
+        raise _fail(f"--port must be 0-65535, not {port}")
     token = admin_token or secrets.token_urlsafe(18)
-    addresses = [f"{host}:{port}"] + ([f"unix:{unix}"] if unix else [])
+    tcp = port is not None or unix is None
+    addresses = ([f"{host}:{50051 if port is None else port}"] if tcp else []) + (
+        [f"unix:{unix}"] if unix else []
+    )
 
     async def main() -> None:
         server = await start_server(RefereeCore(), addresses, admin_token=token)
         print(f"referee listening on {' '.join(server.bound_addresses)}", flush=True)  # type: ignore[attr-defined]
         print(f"admin token (metadata x-admin-token): {token}", flush=True)
-        await server.wait_for_termination()
+        stopping = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, stopping.set)
+        await stopping.wait()
+        await server.stop(grace=2.0)  # health checks see NOT_SERVING, then streams end
 
-    with contextlib.suppress(KeyboardInterrupt):
+    try:
         asyncio.run(main())
+    except RefereeError as exc:
+        raise _fail(str(exc)) from exc
 
 
 SAMPLE_BOTS = {

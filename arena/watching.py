@@ -139,6 +139,8 @@ def web_cmd(
     """Serve the leaderboards, tournaments, matches and replay pages of the database."""
     from arena.web.server import make_server
 
+    if not 0 <= port <= 65535:
+        raise _fail(f"--port must be 0-65535, not {port}")
     try:
         server = make_server(
             db, host, port, None if quiet else lambda m: err.print(m, highlight=False)

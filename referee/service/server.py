@@ -1,15 +1,23 @@
-"""Starting a grpc.aio server for a RefereeCore."""
+"""Starting and stopping a grpc.aio server for a RefereeCore, with the standard gRPC
+health service (SERVING once started, NOT_SERVING from the moment it starts stopping)
+and server reflection (so grpcurl and other tools can list and call the service)."""
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Sequence
 
 import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
 
 from referee.service.core import RefereeCore
 from referee.service.errors import RefereeError
-from referee.service.servicer import RefereeServicer, _handlers
+from referee.service.servicer import SERVICE_NAME, RefereeServicer, handlers
 from referee.service.sessions import MAX_RECEIVE_BYTES
+from referee.v1 import referee_pb2 as pb
+
+SERVICES = (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME)
 
 
 async def start_server(
@@ -17,23 +25,60 @@ async def start_server(
 ) -> grpc.aio.Server:
     """Start a grpc.aio server for ``core`` on ``addresses`` ("127.0.0.1:50051",
     "unix:/path/sock", "127.0.0.1:0" for any free port). Returns the started server;
-    ``server.bound_addresses`` lists the addresses with the ports actually bound."""
+    ``server.bound_addresses`` lists the addresses with the ports actually bound, and
+    ``server.stop`` reports NOT_SERVING on the health service before it stops.
+    RefereeError (one line) when an address cannot be listened on."""
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
             ("grpc.so_reuseport", 0),
         ]
     )
-    server.add_generic_rpc_handlers((_handlers(RefereeServicer(core, admin_token)),))
+    server.add_generic_rpc_handlers((handlers(RefereeServicer(core, admin_token)),))
+    checks = health.aio.HealthServicer()  # type: ignore[attr-defined]
+    health_pb2_grpc.add_HealthServicer_to_server(checks, server)
+    reflection.enable_server_reflection(SERVICES, server, pool=pb.DESCRIPTOR.pool)
     bound = []
     for address in addresses:
-        port = server.add_insecure_port(address)
-        if address.startswith("unix:"):
-            bound.append(address)
-        elif port == 0:
-            raise RefereeError(f"cannot listen on {address}")
-        else:
-            bound.append(f"{address.rsplit(':', 1)[0]}:{port}")
+        _check_free(address)
+        try:
+            port = server.add_insecure_port(address)
+        except RuntimeError:  # grpc raises this when the address is taken or invalid
+            port = 0
+        if port == 0:
+            raise RefereeError(f"cannot listen on {address} (in use, or not a valid address)")
+        bound.append(address if address.startswith("unix:") else _with_port(address, port))
     await server.start()
+    for service in ("", SERVICE_NAME):  # "": the server as a whole
+        await checks.set(service, health_pb2.HealthCheckResponse.SERVING)
+    stop = server.stop
+
+    async def stop_serving(grace: float | None = None) -> None:
+        await checks.enter_graceful_shutdown()  # health checks see NOT_SERVING first
+        await stop(grace)
+
+    server.stop = stop_serving  # type: ignore[method-assign]
     server.bound_addresses = bound  # type: ignore[attr-defined]
     return server
+
+
+def _check_free(address: str) -> None:
+    """Refuse a busy TCP port in one line of our own (grpc would log its own error)."""
+    host, _, port = address.rpartition(":")
+    if address.startswith("unix:") or not port.isdigit() or int(port) == 0:
+        return
+    try:
+        infos = socket.getaddrinfo(host.strip("[]"), int(port), type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        raise RefereeError(f"cannot listen on {address}: {exc}") from exc
+    family, kind, proto, _, sockaddr = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as grpc binds
+        try:
+            probe.bind(sockaddr)
+        except OSError as exc:
+            raise RefereeError(f"cannot listen on {address}: {exc.strerror}") from exc
+
+
+def _with_port(address: str, port: int) -> str:
+    return f"{address.rsplit(':', 1)[0]}:{port}"

@@ -24,6 +24,7 @@ from referee.service.sessions import MAX_MESSAGE_BYTES, PlayerSession
 from referee.v1 import referee_pb2 as pb
 
 PROTOCOL = "referee.v1"
+SERVICE_NAME = "referee.v1.Referee"
 HELLO_TIMEOUT = 30.0  # seconds a new stream has to say hello
 STREAM_END_GRACE = 0.5  # seconds for a disconnect to show after the reads end
 
@@ -239,7 +240,7 @@ class _Abort(Exception):
         self.message = message
 
 
-def _handlers(servicer: RefereeServicer) -> grpc.GenericRpcHandler[Any, Any]:
+def handlers(servicer: RefereeServicer) -> grpc.GenericRpcHandler[Any, Any]:
     """The service's method handlers. Play takes raw bytes so that a garbage message is a
     recorded fault of that seat rather than a transport error."""
     ser = {
@@ -274,4 +275,4 @@ def _handlers(servicer: RefereeServicer) -> grpc.GenericRpcHandler[Any, Any]:
             response_serializer=pb.MatchStatusResponse.SerializeToString,
         ),
     }
-    return grpc.method_handlers_generic_handler("referee.v1.Referee", ser)
+    return grpc.method_handlers_generic_handler(SERVICE_NAME, ser)
