@@ -5,7 +5,7 @@ and server reflection (so grpcurl and other tools can list and call the service)
 from __future__ import annotations
 
 import socket
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -21,20 +21,29 @@ SERVICES = (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME)
 
 
 async def start_server(
-    core: RefereeCore, addresses: Sequence[str], admin_token: str | None = None
+    core: RefereeCore,
+    addresses: Sequence[str],
+    admin_token: str | None = None,
+    services: Sequence[Callable[[grpc.aio.Server], None]] = (),
+    max_message_bytes: int = MAX_RECEIVE_BYTES,
 ) -> grpc.aio.Server:
     """Start a grpc.aio server for ``core`` on ``addresses`` ("127.0.0.1:50051",
     "unix:/path/sock", "127.0.0.1:0" for any free port). Returns the started server;
     ``server.bound_addresses`` lists the addresses with the ports actually bound, and
     ``server.stop`` reports NOT_SERVING on the health service before it stops.
+    ``services`` register further services (the arena's) before it starts; the
+    transport reads messages up to ``max_message_bytes`` (at least MAX_RECEIVE_BYTES,
+    so that Play can refuse any oversized message as `malformed` itself).
     RefereeError (one line) when an address cannot be listened on."""
     server = grpc.aio.server(
         options=[
-            ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
+            ("grpc.max_receive_message_length", max(max_message_bytes, MAX_RECEIVE_BYTES)),
             ("grpc.so_reuseport", 0),
         ]
     )
     server.add_generic_rpc_handlers((handlers(RefereeServicer(core, admin_token)),))
+    for add_service in services:
+        add_service(server)
     checks = health.aio.HealthServicer()  # type: ignore[attr-defined]
     health_pb2_grpc.add_HealthServicer_to_server(checks, server)
     reflection.enable_server_reflection(SERVICES, server, pool=pb.DESCRIPTOR.pool)
