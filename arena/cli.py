@@ -768,6 +768,10 @@ def serve(
             envvar="ARENA_ADMIN_TOKEN", help="Token for admin RPCs (default: random, printed)."
         ),
     ] = None,
+    player_idle_seconds: Annotated[
+        float,
+        typer.Option(help="Retire a player token (Goodbye) after this long with no match."),
+    ] = 600.0,
     submissions_db: Annotated[
         Path | None,
         typer.Option(
@@ -787,6 +791,8 @@ def serve(
 
     if port is not None and not 0 <= port <= 65535:
         raise _fail(f"--port must be 0-65535, not {port}")
+    if not player_idle_seconds > 0:
+        raise _fail(f"--player-idle-seconds must be positive, not {player_idle_seconds}")
     token = admin_token or secrets.token_urlsafe(18)
     tcp = port is not None or unix is None
     addresses = ([f"{host}:{50051 if port is None else port}"] if tcp else []) + (
@@ -807,8 +813,9 @@ def serve(
     )
 
     async def main() -> None:
+        core = RefereeCore()
         server = await start_server(
-            RefereeCore(),
+            core,
             addresses,
             admin_token=token,
             services=services,
@@ -822,11 +829,13 @@ def serve(
                 f"(SubmitBot, metadata {TOKEN_METADATA})",
                 flush=True,
             )
-        stopping = asyncio.Event()
         loop = asyncio.get_running_loop()
+        expiry = loop.create_task(core.expire_idle_players(player_idle_seconds))
+        stopping = asyncio.Event()
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, stopping.set)
         await stopping.wait()
+        expiry.cancel()
         await server.stop(grace=2.0)  # health checks see NOT_SERVING, then streams end
 
     try:

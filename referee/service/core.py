@@ -6,6 +6,7 @@ import asyncio
 import hmac
 import itertools
 import secrets
+import time
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -71,10 +72,22 @@ class RefereeCore:
         if session is not None:
             session.mark_gone(reason, kind)
 
-    def retire_player(self, token: str) -> None:
+    def retire_player(self, token: str, reason: str = "the arena retired this player") -> None:
+        """Nothing more for ``token``: its bot is told so (Goodbye) and its stream ends."""
         session = self.sessions.pop(token, None)
-        if session is not None and session.connection is not None:
-            session.connection.close()
+        if session is not None:
+            session.retire(reason)
+
+    async def expire_idle_players(self, idle_seconds: float) -> None:
+        """Run for ever: retire every player token that has held no match for
+        ``idle_seconds`` (a long-running referee: `arena serve`), so a remote bot learns
+        there is nothing more for it instead of waiting on an open stream for ever."""
+        while True:
+            await asyncio.sleep(min(idle_seconds / 4, 5.0))
+            now = time.monotonic()
+            for token, session in list(self.sessions.items()):
+                if not session.matches and now - session.idle_since >= idle_seconds:
+                    self.retire_player(token, f"no match for this player in {idle_seconds:g} s")
 
     def create_match(
         self,

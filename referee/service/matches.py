@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,6 +37,8 @@ class MatchRuntime:
     ) -> None:
         self.spec = spec
         self.sessions = tuple(sessions)
+        for session in set(self.sessions):
+            session.matches += 1
         self.spectator_delay = spectator_delay
         self.start_timeout = start_timeout
         self.state = "waiting"
@@ -80,9 +83,12 @@ class MatchRuntime:
                 session.flush_events()
                 session.send(pb.RefereeMessage(match_over=over))
         finally:
-            for session in self.sessions:
+            for session in set(self.sessions):
+                session.matches -= 1
+                if not session.matches:
+                    session.idle_since = time.monotonic()
                 if session.single_use:
-                    session.mark_gone("the match this seat token was issued for is over")
+                    session.retire("the match this seat token was issued for is over")
             self.spectators.finish(self.result, followed=self.watchers > 0)
             self.done.set()
             await self.spectators.wake()

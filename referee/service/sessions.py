@@ -63,6 +63,8 @@ class PlayerSession:
         self.gone: str | None = None  # set when the bot's process is known to be dead
         self.gone_kind: FaultKind = "crash"
         self.events: list[pb.EventNotice] = []  # not yet sent
+        self.idle_since = time.monotonic()  # when it last held no match (see RefereeCore)
+        self.matches = 0  # matches it is seated in that are not over
         self.batcher = batcher
 
     def send(self, message: pb.RefereeMessage, turn_id: int = 0) -> None:
@@ -140,6 +142,13 @@ class PlayerSession:
         self.fail_pending(SeatFault(kind, reason))
         if self.connection is not None:
             self.connection.close()
+
+    def retire(self, reason: str) -> None:
+        """Nothing more for this token: tell the bot why (Goodbye, last), end its stream
+        once that is sent, and refuse the token from now on."""
+        if self.gone is None:
+            self.send(pb.RefereeMessage(goodbye=pb.Goodbye(reason=reason)))
+        self.mark_gone(reason)
 
     def on_message(self, raw: bytes) -> None:
         """One message from the bot's stream, after the hello."""

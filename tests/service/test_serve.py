@@ -218,3 +218,65 @@ def test_non_finite_or_non_positive_times_are_refused(served: str, tmp_path: Pat
         )
         assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
         assert "must be" in done.stderr and "finite" in done.stderr
+
+
+def test_a_remote_player_with_nothing_more_to_play_is_told_goodbye(tmp_path: Path) -> None:
+    """A player token on `arena serve` plays the match it was given, then, with no match
+    for the idle limit, receives Goodbye and its stream ends: the bot exits by itself."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "serve", "--port", "0", "--admin-token", "sesame",
+         "--player-idle-seconds", "1"],
+        cwd=ROOT, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        served = proc.stdout.readline().split()[-1]
+        with grpc.insecure_channel(served) as channel:
+            stub = referee_pb2_grpc.RefereeStub(channel)
+            token = stub.IssuePlayerToken(pb.IssuePlayerTokenRequest(name="p"), metadata=ADMIN)
+            created = stub.CreateMatch(
+                pb.CreateMatchRequest(game="gin_rummy", seats=2, rules={"max_hands": "1"},
+                                      players=[token.token, ""]),
+                metadata=ADMIN,
+            )  # fmt: skip
+            bots = [
+                subprocess.Popen(
+                    [sys.executable, "-m", "sample_bots.random_bot"],
+                    cwd=ROOT,
+                    env={**os.environ, "ARENA_TARGET": served, "ARENA_TOKEN": t},
+                )
+                for t in (token.token, created.seat_tokens[1])
+            ]
+            exits = [bot.wait(60) for bot in bots]
+            status = stub.MatchStatus(pb.MatchStatusRequest(match_id=created.match_id))
+            replies = list(stub.Play(iter([pb.BotMessage(hello=pb.Hello(token=token.token))])))
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert exits == [0, 0] and status.state == "over"
+    assert [r.error.code for r in replies] == ["unauthenticated"]  # the token is retired
+
+
+def test_the_last_message_to_a_retired_player_is_goodbye(tmp_path: Path) -> None:
+    async def scenario() -> tuple[list[str], str]:
+        core = RefereeCore()
+        address = f"unix:{tmp_path}/r.sock"
+        server = await start_server(core, [address])
+        token = core.issue_player_token("p")
+        async with grpc.aio.insecure_channel(address) as channel:
+            call = referee_pb2_grpc.RefereeStub(channel).Play()
+            await call.write(pb.BotMessage(hello=pb.Hello(token=token)))
+            kinds = [(await call.read()).WhichOneof("kind")]
+            expiry = asyncio.get_running_loop().create_task(core.expire_idle_players(0.5))
+            while (message := await call.read()) is not grpc.aio.EOF:
+                assert isinstance(message, pb.RefereeMessage)
+                kinds.append(message.WhichOneof("kind"))
+                reason = message.goodbye.reason
+            code = await call.code()
+            expiry.cancel()
+        await server.stop(0)
+        return kinds, f"{code.name}: {reason}"
+
+    kinds, ending = asyncio.run(scenario())
+    assert kinds == ["welcome", "goodbye"]
+    assert ending == "OK: no match for this player in 0.5 s"
