@@ -46,6 +46,7 @@ class MatchRuntime:
         self.result: MatchResult | None = None
         self.error: str | None = None
         self.spectators = SpectatorFeed(spec)
+        self._feed_done: asyncio.Task[list[bytes]] | None = None
         self.done = asyncio.Event()
         self.watchers = 0
         self.task: asyncio.Task[None] | None = None
@@ -90,6 +91,12 @@ class MatchRuntime:
                 if session.single_use:
                     session.retire("the match this seat token was issued for is over")
             self.spectators.finish(self.result, followed=self.watchers > 0)
+            if self.result is not None and self.spectators.entries:
+                # Finish the watchers' feed now (off the loop), so the states go soon
+                # even if every watcher leaves first.
+                self._feed_done = asyncio.get_running_loop().create_task(
+                    self.spectators.finished(self.result)
+                )
             self.done.set()
             await self.spectators.wake()
 

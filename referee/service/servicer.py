@@ -12,9 +12,7 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from referee.game import game_names, get_game
-from referee.match import (
-    MatchConfig,
-)
+from referee.match import MatchConfig
 from referee.rules import RulesError, describe_rules
 from referee.service.connection import Connection
 from referee.service.core import RefereeCore, WatchLimitError
@@ -131,7 +129,7 @@ class RefereeServicer:
         if self.admin_token is None:
             return
         given = dict(context.invocation_metadata() or ()).get("x-admin-token", "")
-        if not hmac.compare_digest(str(given), self.admin_token):
+        if not hmac.compare_digest(str(given).encode(), self.admin_token.encode()):
             raise _Abort(
                 grpc.StatusCode.UNAUTHENTICATED, "admin RPCs need the x-admin-token metadata"
             )

@@ -3,8 +3,9 @@ each built once and shared by every watcher.
 
 While the match runs the feed keeps each step's state (to build its public view on
 demand); a step's message is built the first time a watcher needs it. When the match
-ends the states are dropped (they hold ten times the replay's size): if watchers
-followed it to the end the messages are complete already; otherwise the messages are
+ends, if watchers are following it, the steps they have not reached yet are built from
+the kept states, once, in a worker thread, and the states are dropped; otherwise the
+states are dropped at once (they hold ten times the replay's size) and the messages are
 rebuilt from the replay once, in a worker thread (a long match takes seconds of CPU),
 the first time someone watches, with the times the steps happened (so a spectator delay
 still holds for a match just over). Every later watcher reads the same bytes.
@@ -56,32 +57,36 @@ class SpectatorFeed:
         return self.entries[index][0], self.messages[index]
 
     def finish(self, result: MatchResult | None, followed: bool) -> None:
-        """The match is over: keep what watchers need, drop the states."""
+        """The match is over: keep what watchers need, drop the rest."""
         self.times = array("d", (entry[0] for entry in self.entries))
-        if result is not None and followed:  # watchers are on it: finish the messages now
-            self.step(len(self.entries) - 1)
-            self.complete = True
-        elif result is None:
-            self.messages, self.complete = [], False  # aborted: nothing more to show
-        else:
-            self.messages = []  # rebuilt from the replay if anyone comes to watch
-        self.entries = []
         self.over = True
+        if result is None or not followed:
+            # Aborted (nothing more to show), or nobody watching: a later watcher gets
+            # the messages rebuilt from the replay.
+            self.entries, self.messages = [], []
+        # else the watchers' remaining steps are built from the kept states in a worker
+        # thread (a watcher far behind, under a spectator delay, may need thousands)
 
     async def finished(self, result: MatchResult) -> list[bytes]:
-        """Every step's message of a finished match, rebuilt at most once."""
+        """Every step's message of a finished match, built at most once, off the loop."""
         if self.complete:
             return self.messages
         if self._rebuild is None:
+            build = self._complete_from_states if self.entries else self._messages_from_replay
             self._rebuild = asyncio.get_running_loop().create_task(
-                asyncio.to_thread(self._messages_from_replay, result)
+                asyncio.to_thread(build, result)
             )
         messages = await asyncio.shield(self._rebuild)
         if not self.complete:
-            self.messages, self.complete = messages, True
+            self.messages, self.complete, self.entries = messages, True, []
             if len(self.times) != len(messages):
                 self.times = array("d")  # steps not matched one to one: times unknown
         return self.messages
+
+    def _complete_from_states(self, result: MatchResult) -> list[bytes]:
+        built = list(self.messages)
+        built.extend(self._message(entry) for entry in self.entries[len(built) :])
+        return built
 
     async def follow(
         self, result: Callable[[], MatchResult | None]
