@@ -73,9 +73,7 @@ class SpectatorFeed:
             return self.messages
         if self._rebuild is None:
             build = self._complete_from_states if self.entries else self._messages_from_replay
-            self._rebuild = asyncio.get_running_loop().create_task(
-                asyncio.to_thread(build, result)
-            )
+            self._rebuild = asyncio.get_running_loop().create_task(asyncio.to_thread(build, result))
         messages = await asyncio.shield(self._rebuild)
         if not self.complete:
             self.messages, self.complete, self.entries = messages, True, []
