@@ -7,7 +7,8 @@ every other documented value: each ActionResult status, a MatchOver of each reas
 match on the same stream, and finally a normal close. The bot must answer every Turn
 with one of its legal codes and the Turn's request_id, and exit 0. An Error makes it
 exit 2. The import test keeps the sample bots copyable: they import only the standard
-library and the documented bot surface (referee.client, referee.botkit, referee.v1).
+library and the documented bot surface (referee.client, referee.botkit, referee.v1,
+and referee.pettingzoo for a policy trained there).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ PY = sys.executable
 NODE = shutil.which("node")
 JS_READY = NODE is not None and (ROOT / "sample_bots/js/node_modules/@grpc/grpc-js").is_dir()
 
-BOT_SURFACE = ("referee.client", "referee.botkit", "referee.v1")
+BOT_SURFACE = ("referee.client", "referee.botkit", "referee.pettingzoo", "referee.v1")
 FAULT_STATUSES = ("illegal", "malformed", "timeout", "disconnect", "crash", "limit")
 NOTICE_STATUSES = ("late", "unknown_request")
 
