@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.artifacts import Artifact, unpack
 from arena.bots import BotLaunchError, BotLimits, BotPool
 from arena.store import Entrant
 from referee.game import game_names, get_game, parse_rules
@@ -131,3 +132,20 @@ async def check_bot(
 
 def run_checks(entrant: Entrant, games: list[str] | None, move_seconds: float) -> list[CheckReport]:
     return asyncio.run(check_bot(entrant, games, move_seconds))
+
+
+def check_artifact(name: str, artifact: Artifact, move_seconds: float = 5.0) -> list[CheckReport]:
+    """``bots check`` on a submission before it is stored: its files unpacked in a
+    temporary folder, one short match per game its manifest declares."""
+    with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
+        where = unpack(artifact.archive(), artifact.sha256, Path(tmp))
+        manifest = artifact.manifest
+        entrant = Entrant(name, manifest.games, manifest.command, str(where), "")
+        return run_checks(entrant, None, move_seconds)
+
+
+def report_lines(name: str, report: CheckReport) -> list[str]:
+    """A check report in plain words, one line per problem."""
+    if report.ok:
+        return [f"ok {report.game}: {report.decisions} decisions, no faults"]
+    return [f"problem {report.game}:", *(f"  - {name} {p}" for p in report.problems)]
