@@ -5,6 +5,7 @@ plain words."""
 from __future__ import annotations
 
 import asyncio
+import secrets
 import sys
 import tempfile
 from collections import Counter
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.bots import BotLaunchError, BotLimits, BotPool
+from arena.sandbox import Sandbox
 from arena.store import Entrant
 from referee.game import game_names, get_game, parse_rules
 from referee.match import MatchConfig, MatchResult
@@ -79,15 +81,26 @@ async def check_bot(
     games: list[str] | None = None,
     move_seconds: float = 5.0,
     limits: BotLimits | None = None,
+    sandbox: Sandbox | None = None,
+    hidden: tuple[str, ...] = (),
 ) -> list[CheckReport]:
-    """One short match per game, the bot in seat 0 against random bots."""
+    """One short match per game, the bot in seat 0 against random bots, in ``sandbox``
+    (default: none)."""
     chosen = games or [g for g in game_names() if entrant.plays(g)]
     reports = []
     core = RefereeCore()
     with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
         address = f"unix:{tmp}/referee.sock"
-        server = await start_server(core, [address])
-        pool = BotPool(core, address, seed=1, limits=limits or BotLimits())
+        server = await start_server(core, [address], admin_token=secrets.token_urlsafe(24))
+        pool = BotPool(
+            core,
+            address,
+            lambda name: str(secrets.randbits(63)),
+            limits or BotLimits(),
+            sandbox or Sandbox("none"),
+            visible=(tmp,),
+            hidden=hidden,
+        )
         try:
             for game in chosen:
                 engine = get_game(game)
@@ -107,7 +120,7 @@ async def check_bot(
                         game,
                         rules,
                         seats,
-                        1,
+                        secrets.randbits(63),
                         [b.token for b in bots],
                         names=[entrant.name] + ["random"] * (seats - 1),
                         config=config,
@@ -129,5 +142,11 @@ async def check_bot(
     return reports
 
 
-def run_checks(entrant: Entrant, games: list[str] | None, move_seconds: float) -> list[CheckReport]:
-    return asyncio.run(check_bot(entrant, games, move_seconds))
+def run_checks(
+    entrant: Entrant,
+    games: list[str] | None,
+    move_seconds: float,
+    sandbox: Sandbox | None = None,
+    hidden: tuple[str, ...] = (),
+) -> list[CheckReport]:
+    return asyncio.run(check_bot(entrant, games, move_seconds, sandbox=sandbox, hidden=hidden))

@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from arena import checks, runner, watching
+from arena import checks, runner, sandbox, watching
 from arena.leaderboard import leaderboard
 from arena.schedule import ScheduleError
 from arena.store import Store, StoreError
@@ -51,8 +51,10 @@ RulesOption = Annotated[
     list[str] | None,
     typer.Option("--rules", help="Rule option key=value (repeat, or several separated by spaces)."),
 ]
+SANDBOX_HELP = "auto | bwrap | none: how bot processes are confined (docs/security.md)."
 DEFAULT_DB = Path("arena.db")
 USER_ERRORS = (
+    sandbox.SandboxError,
     StoreError,
     RulesError,
     UnknownGame,
@@ -61,6 +63,17 @@ USER_ERRORS = (
     MatchConfigError,
     ReplayError,
 )
+
+
+def _sandbox(mode: str, demo: bool = False) -> sandbox.Sandbox:
+    """The sandbox for ``mode``, or a clear error; says so when bots will run unconfined."""
+    try:
+        box = sandbox.resolve(mode, demo=demo)
+    except sandbox.SandboxError as exc:
+        raise _fail(str(exc)) from exc
+    if box.note:
+        err.print(f"[yellow]note:[/] {box.note}", highlight=False)
+    return box
 
 
 def _fail(message: str) -> typer.Exit:
@@ -155,6 +168,7 @@ def bots_check(
         list[str] | None, typer.Option("--game", help="Check only this game (repeat).")
     ] = None,
     move_seconds: Annotated[float, typer.Option(help="Time per decision.")] = 5.0,
+    sandbox_mode: Annotated[str, typer.Option("--sandbox", help=SANDBOX_HELP)] = "auto",
     db: DbOption = DEFAULT_DB,
     as_json: JsonOption = False,
 ) -> None:
@@ -167,7 +181,8 @@ def bots_check(
             get_game(g)
     except USER_ERRORS as exc:
         raise _fail(str(exc)) from exc
-    reports = checks.run_checks(entrant, game, move_seconds)
+    box = _sandbox(sandbox_mode)
+    reports = checks.run_checks(entrant, game, move_seconds, box, _database_files(db))
     if as_json:
         _print_json([dataclasses.asdict(r) for r in reports])
     else:
@@ -191,7 +206,14 @@ def bots_check(
 # ---- tournaments -----------------------------------------------------------------
 
 
-def _run(store: Store, tournament_id: int, quiet: bool = False) -> runner.RunSummary:
+def _database_files(db: Path) -> tuple[str, ...]:
+    path = str(db.resolve())
+    return tuple(path + suffix for suffix in ("", "-wal", "-shm", "-journal"))
+
+
+def _run(
+    store: Store, tournament_id: int, quiet: bool = False, box: sandbox.Sandbox | None = None
+) -> runner.RunSummary:
     record = store.tournament(tournament_id)
     columns = (
         TextColumn(f"tournament {tournament_id} · {record.game}"),
@@ -215,7 +237,9 @@ def _run(store: Store, tournament_id: int, quiet: bool = False) -> runner.RunSum
             progress.update(task, completed=p.done, last=last)
 
         try:
-            summary = asyncio.run(runner.run_tournament(store, tournament_id, on_progress))
+            summary = asyncio.run(
+                runner.run_tournament(store, tournament_id, on_progress, sandbox=box)
+            )
         except KeyboardInterrupt:
             err.print(f"interrupted: resume with [bold]arena tournament resume {tournament_id}[/]")
             raise typer.Exit(130) from None
@@ -234,7 +258,10 @@ def tournament_run(
     bots: Annotated[str, typer.Option(help="Comma-separated bot names.")],
     rounds: Annotated[int, typer.Option(help="Repetitions of the whole round robin.")] = 1,
     concurrency: Annotated[int, typer.Option(help="Matches played at once.")] = 2,
-    seed: Annotated[int, typer.Option(help="Seed of the deals.")] = 1,
+    seed: Annotated[
+        int | None,
+        typer.Option(help="Make the deals reproducible: anyone who knows the seed can rebuild them."),
+    ] = None,
     seats: Annotated[
         int | None, typer.Option(help="Seats per match (default: the game's minimum).")
     ] = None,
@@ -250,10 +277,15 @@ def tournament_run(
         float | None, typer.Option(help="Memory per bot (all its processes).")
     ] = 1024.0,
     bot_output_kb: Annotated[int, typer.Option(help="Stderr kept per bot per match.")] = 64,
+    bot_max_processes: Annotated[
+        int | None, typer.Option(help="Processes and threads per bot (all of them).")
+    ] = 128,
+    sandbox_mode: Annotated[str, typer.Option("--sandbox", help=SANDBOX_HELP)] = "auto",
     db: DbOption = DEFAULT_DB,
     as_json: JsonOption = False,
 ) -> None:
     """Run a round-robin tournament and print its leaderboard."""
+    box = _sandbox(sandbox_mode)
     store = _open(db)
     settings = {
         "move_seconds": move_seconds,
@@ -263,6 +295,8 @@ def tournament_run(
         "bot_cpu_seconds": bot_cpu_seconds,
         "bot_memory_mb": bot_memory_mb,
         "bot_output_bytes": bot_output_kb * 1024,
+        "bot_max_processes": bot_max_processes,
+        "sandbox": box.mode,
     }
     try:
         record = runner.create_tournament(
@@ -278,13 +312,18 @@ def tournament_run(
         )
     except USER_ERRORS as exc:
         raise _fail(str(exc)) from exc
-    summary = _run(store, record.id, quiet=as_json)
+    summary = _run(store, record.id, quiet=as_json, box=box)
     _show_leaderboard(store, record.game, record.rules_key, as_json, summary)
 
 
 @tournament_app.command("resume")
 def tournament_resume(
-    tournament_id: int, db: DbOption = DEFAULT_DB, as_json: JsonOption = False
+    tournament_id: int,
+    sandbox_mode: Annotated[
+        str | None, typer.Option("--sandbox", help=SANDBOX_HELP + " Default: as stored.")
+    ] = None,
+    db: DbOption = DEFAULT_DB,
+    as_json: JsonOption = False,
 ) -> None:
     """Finish a tournament that was stopped: finished matches are not played again."""
     store = _open(db)
@@ -292,7 +331,13 @@ def tournament_resume(
         record = store.tournament(tournament_id)
     except StoreError as exc:
         raise _fail(str(exc)) from exc
-    summary = _run(store, tournament_id, quiet=as_json)
+    box = _sandbox(sandbox_mode or record.settings.get("sandbox", "auto"))
+    if box.mode != record.settings.get("sandbox"):
+        store.set_tournament_settings(tournament_id, {**record.settings, "sandbox": box.mode})
+    try:
+        summary = _run(store, tournament_id, quiet=as_json, box=box)
+    except runner.TournamentError as exc:
+        raise _fail(str(exc)) from exc
     _show_leaderboard(store, record.game, record.rules_key, as_json, summary)
 
 
@@ -631,13 +676,18 @@ def ensure_sample_bots(store: Store) -> list[str]:
 def demo(
     rounds: Annotated[int, typer.Option(help="Repetitions of the round robin.")] = 5,
     concurrency: Annotated[int, typer.Option(help="Matches at once.")] = 2,
-    seed: Annotated[int, typer.Option(help="Seed of the deals.")] = 2026,
+    seed: Annotated[
+        int | None,
+        typer.Option(help="Make the deals reproducible: anyone who knows the seed can rebuild them."),
+    ] = None,
+    sandbox_mode: Annotated[str, typer.Option("--sandbox", help=SANDBOX_HELP)] = "auto",
     replays: Annotated[
         Path, typer.Option(help="Folder the demo's replays are exported to.")
     ] = Path("replays"),
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """The main job on defaults: the sample bots play a Gin Rummy round robin."""
+    box = _sandbox(sandbox_mode, demo=True)
     store = _open(db)
     bots = ensure_sample_bots(store)
     gin_bots = [b for b in bots if store.entrant(b).plays("gin_rummy")]
@@ -655,9 +705,10 @@ def demo(
             "time_bank_seconds": 0.0,
             "fault_policy": "forfeit",
             "max_strikes": 3,
+            "sandbox": box.mode,
         },
     )
-    summary = _run(store, record.id)
+    summary = _run(store, record.id, box=box)
     _show_leaderboard(store, record.game, record.rules_key, False, summary)
     folder = replays / f"tournament-{record.id}"
     folder.mkdir(parents=True, exist_ok=True)

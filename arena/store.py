@@ -11,14 +11,14 @@ import json
 import sqlite3
 import zlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import sqlite_utils
 
 from referee.match import MatchResult
-from referee.replay import now_iso
+from referee.replay import now_iso, with_bot_logs
 
 SCHEMA_VERSION = 1
 
@@ -48,13 +48,20 @@ class TournamentRecord:
     bots: tuple[str, ...]
     seats: int
     rounds: int
-    seed: int
+    seed: int | None  # --seed, when the tournament was made reproducible with one
     concurrency: int
     settings: dict[str, Any]  # move_seconds, time_bank_seconds, fault_policy, max_strikes
     status: str
     total_matches: int
     created: str
     finished: str | None
+    secret: bytes | None = field(default=None, repr=False)  # the deals' secret; None: legacy
+
+
+@dataclass(frozen=True)
+class _Output:
+    text: str
+    dropped_bytes: int
 
 
 class Store:
@@ -85,6 +92,8 @@ class Store:
                 raise StoreError(
                     f"{self.path} has schema {version}; this arena uses {SCHEMA_VERSION}"
                 )
+            if "secret" not in db.table("tournaments").columns_dict:
+                db.table("tournaments").add_column("secret", str)  # before deals were secret
             return
         with db.atomic():
             db.table("meta").insert({"key": "schema", "value": str(SCHEMA_VERSION)}, pk="key")
@@ -107,6 +116,7 @@ class Store:
                     "total_matches": int,
                     "created": str,
                     "finished": str,
+                    "secret": str,
                 },
                 pk="id",
             )
@@ -241,10 +251,11 @@ class Store:
         bots: Sequence[str],
         seats: int,
         rounds: int,
-        seed: int,
+        seed: int | None,
         concurrency: int,
         settings: dict[str, Any],
         total_matches: int,
+        secret: bytes,
     ) -> TournamentRecord:
         row = {
             "game": game,
@@ -260,6 +271,7 @@ class Store:
             "total_matches": total_matches,
             "created": now_iso(),
             "finished": None,
+            "secret": secret.hex(),
         }
         table = self.db.table("tournaments")
         table.insert(row)
@@ -286,12 +298,18 @@ class Store:
             r["total_matches"],
             r["created"],
             r["finished"],
+            bytes.fromhex(r["secret"]) if r.get("secret") else None,
         )
 
     def tournaments(self) -> list[TournamentRecord]:
         return [
             self.tournament(r["id"]) for r in self.db.table("tournaments").rows_where(order_by="id")
         ]
+
+    def set_tournament_settings(self, tournament_id: int, settings: dict[str, Any]) -> None:
+        self.db.table("tournaments").update(
+            tournament_id, {"settings": json.dumps(settings, sort_keys=True)}
+        )
 
     def set_tournament_status(self, tournament_id: int, status: str) -> None:
         finished = now_iso() if status == "finished" else None
@@ -363,6 +381,15 @@ class Store:
                 )
             self.db.table("replays").insert(
                 {"match_id": spec.match_id, "jsonl_z": zlib.compress(result.replay.encode(), 6)}
+            )
+
+    def append_bot_output(self, match_id: str, seat: int, text: str, dropped_bytes: int) -> None:
+        """Add what a seat's bot wrote after the match ended to the stored replay."""
+        logs = [_Output("", 0)] * seat + [_Output(text, dropped_bytes)]
+        with self.db.atomic():
+            replay = with_bot_logs(self.replay_text(match_id), logs)
+            self.db.table("replays").update(
+                match_id, {"jsonl_z": zlib.compress(replay.encode(), 6)}
             )
 
     def matches(
