@@ -88,7 +88,7 @@ class DecisionRequest:
 
     match_id: str
     seat: int
-    number: int  # decisions so far in the match
+    number: int  # this seat's own decisions so far in the match (see _ask)
     view: Any  # the seat's observation dataclass
     legal: tuple[str, ...]
     seconds: float  # time until the deadline, time bank included
@@ -173,6 +173,7 @@ class MatchDriver:
         self.faults: list[FaultRecord] = []
         self.forfeited: list[int] = []
         self.decisions = 0
+        self.asked = [0] * spec.seats  # decisions asked of each seat
         self.state: Any = None
 
     async def run(self) -> MatchResult:
@@ -214,12 +215,16 @@ class MatchDriver:
         request = DecisionRequest(
             match_id=self.spec.match_id,
             seat=seat,
-            number=self.decisions,
+            # Per seat: the match-wide count would also count other seats' decisions, and
+            # whether a seat was asked at all (or played a forced move automatically) can
+            # depend on cards this seat cannot see (Dingo's hunt passes).
+            number=self.asked[seat],
             view=game.observation(self.state, seat),
             legal=legal,
             seconds=seconds,
             time_bank_left=clock.bank,
         )
+        self.asked[seat] += 1
         started = time.monotonic()
         fault: SeatFault | None = None
         try:

@@ -147,6 +147,9 @@ class PlayerSession:
         self.gone: str | None = None  # set when the bot's process is known to be dead
         self.gone_kind: FaultKind = "crash"
         self.events: list[pb.EventNotice] = []  # not yet sent
+        # Per session: a referee-wide counter would tell a bot how many turns other seats
+        # were given between two of its own.
+        self.request_ids = itertools.count(1)
         self.batcher = batcher
 
     def send(self, message: pb.RefereeMessage) -> None:
@@ -265,9 +268,6 @@ class PlayerSession:
             self.expired.popitem(last=False)
 
 
-_request_ids = itertools.count(1)
-
-
 def _event_notices(
     match_id: str, events: Iterable[Event], seat: int | None
 ) -> list[pb.EventNotice]:
@@ -334,7 +334,7 @@ class StreamSeat:
         session = self.session
         if session.gone is not None:
             raise SeatFault(session.gone_kind, session.gone)
-        request_id = next(_request_ids)
+        request_id = next(session.request_ids)
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         session.pending[request_id] = _Pending(future, request.match_id, request.seat)
         # Built in place inside its envelope: a Turn passed to RefereeMessage() is copied.
@@ -762,7 +762,7 @@ class RefereeServicer:
                 request.game,
                 dict(request.rules),
                 request.seats,
-                request.seed,
+                request.seed or secrets.randbits(63),  # unset: a deal nobody can predict
                 [p or None for p in players],
                 list(request.names) or None,
                 config,
