@@ -260,7 +260,9 @@ def tournament_run(
     concurrency: Annotated[int, typer.Option(help="Matches played at once.")] = 2,
     seed: Annotated[
         int | None,
-        typer.Option(help="Make the deals reproducible: anyone who knows the seed can rebuild them."),
+        typer.Option(
+            help="Make the deals reproducible: anyone who knows the seed can rebuild them."
+        ),
     ] = None,
     seats: Annotated[
         int | None, typer.Option(help="Seats per match (default: the game's minimum).")
@@ -678,7 +680,9 @@ def demo(
     concurrency: Annotated[int, typer.Option(help="Matches at once.")] = 2,
     seed: Annotated[
         int | None,
-        typer.Option(help="Make the deals reproducible: anyone who knows the seed can rebuild them."),
+        typer.Option(
+            help="Make the deals reproducible: anyone who knows the seed can rebuild them."
+        ),
     ] = None,
     sandbox_mode: Annotated[str, typer.Option("--sandbox", help=SANDBOX_HELP)] = "auto",
     replays: Annotated[

@@ -164,12 +164,12 @@ def bwrap_arguments(
 
 
 def sandbox_env(sandbox: Sandbox, env: Mapping[str, str]) -> dict[str, str]:
-    """The environment a bot gets under ``sandbox``: ``env`` plus PATH, HOME and TMPDIR."""
+    """The environment a bot gets under ``sandbox``: ``env`` plus PATH (where ``python``
+    is the arena's interpreter, so the SDK imports), HOME and TMPDIR."""
     if sandbox.mode == "none":
-        base = {
-            k: os.environ[k] for k in ("PATH", "HOME", "TMPDIR", "LANG", "TZ") if k in os.environ
-        }
-        return {**base, **env}
+        base = {k: os.environ[k] for k in ("HOME", "TMPDIR", "LANG", "TZ") if k in os.environ}
+        path = [*_python_bin_dirs(), os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin")]
+        return {**base, "PATH": ":".join(path), **env}
     return {
         "PATH": sandbox.bot_path(),
         "HOME": SCRATCH,
