@@ -33,6 +33,7 @@ from referee.service import RefereeCore
 
 STOP_GRACE_SECONDS = 3.0
 MONITOR_SECONDS = 0.25
+LATE_SECONDS = 0.5  # stderr this long into a bot's next match still belongs to the last
 EXIT_POLL_SECONDS = 0.05
 _TAIL_BYTES = 2048
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -70,6 +71,25 @@ class BotLog:
     dropped_bytes: int
 
 
+@dataclass
+class Capture:
+    """Stderr kept up to a byte limit; the rest is counted, not kept."""
+
+    kept: bytearray = field(default_factory=bytearray)
+    dropped: int = 0
+
+    def add(self, chunk: bytes, limit: int) -> None:
+        room = limit - len(self.kept)
+        if room > 0:
+            self.kept += chunk[:room]
+        self.dropped += max(0, len(chunk) - max(room, 0))
+
+    def take(self) -> BotLog:
+        log = BotLog(self.kept.decode(errors="replace"), self.dropped)
+        self.kept, self.dropped = bytearray(), 0
+        return log
+
+
 @dataclass(frozen=True)
 class TreeUsage:
     cpu_seconds: float
@@ -91,8 +111,9 @@ class BotProcess:
     cgroup: cgroups.BotCgroup | None = None
     alive: bool = True
     busy: bool = False
-    capture: bytearray = field(default_factory=bytearray)
-    dropped: int = 0
+    capture: Capture = field(default_factory=Capture)  # the current match's
+    late: Capture = field(default_factory=Capture)  # written after ``last_match`` ended
+    late_until: float = 0.0  # until then, stderr belongs to ``last_match``
     tail: bytes = b""
     cpu_baseline: float = 0.0
     last_match: MatchSeat | None = None
@@ -104,10 +125,7 @@ class BotProcess:
         return self.process.pid
 
     def take_log(self) -> BotLog:
-        log = BotLog(self.capture.decode(errors="replace"), self.dropped)
-        self.capture = bytearray()
-        self.dropped = 0
-        return log
+        return self.capture.take()
 
     def last_line(self) -> str:
         lines = self.tail.decode(errors="replace").strip().splitlines()
@@ -198,25 +216,27 @@ class BotPool:
         bot = next((b for b in self.processes[entrant.name] if b.alive and not b.busy), None)
         if bot is None:
             bot = await self._launch(entrant)
-        self._hand_over_late_output(bot)
+        bot.capture.take()  # nothing is written in no match: late output has its own
         bot.busy = True
         bot.cpu_baseline = (await asyncio.to_thread(self._usage, [bot]))[bot.pid].cpu_seconds
         return bot
 
     def release(self, bot: BotProcess, match: MatchSeat | None = None) -> BotLog:
         """Hand a process back after a match; returns what it wrote to stderr meanwhile.
-        What it writes later, before its next match, is passed to ``on_late_output``
-        with ``match``."""
+        What it writes later belongs to ``match`` too and goes to ``on_late_output``:
+        everything until it plays again, and LATE_SECONDS into its next match (a bot
+        still logging about the match just over when the next one starts)."""
+        self._hand_over_late_output(bot)
         bot.busy = False
         bot.last_match = match
+        bot.late_until = time.monotonic() + LATE_SECONDS
         return bot.take_log()
 
     def _hand_over_late_output(self, bot: BotProcess) -> None:
-        log = bot.take_log()
-        late = bot.last_match is not None and (log.text or log.dropped_bytes)
-        if late and bot.last_match is not None and self.on_late_output is not None:
+        log = bot.late.take()
+        wrote = log.text or log.dropped_bytes
+        if wrote and bot.last_match is not None and self.on_late_output is not None:
             self.on_late_output(bot.last_match, log)
-        bot.last_match = None
 
     async def _launch(self, entrant: Entrant) -> BotProcess:
         token = self.core.issue_player_token(entrant.name)
@@ -280,10 +300,9 @@ class BotPool:
         assert stream is not None
         while chunk := await stream.read(4096):
             bot.tail = (bot.tail + chunk)[-_TAIL_BYTES:]
-            room = bot.limits.output_bytes - len(bot.capture)
-            if room > 0:
-                bot.capture += chunk[:room]
-            bot.dropped += max(0, len(chunk) - max(room, 0))
+            late = not bot.busy or time.monotonic() < bot.late_until
+            target = bot.late if late and bot.last_match is not None else bot.capture
+            target.add(chunk, bot.limits.output_bytes)
 
     async def _wait_exit(self, bot: BotProcess) -> None:
         # Not process.wait(): asyncio waits there for the pipes to close too, and a child
@@ -346,6 +365,10 @@ class BotPool:
     async def _watch_limits(self) -> None:
         while not self.closing:
             await asyncio.sleep(MONITOR_SECONDS)
+            now = time.monotonic()
+            for bot in [b for group in self.processes.values() for b in group]:
+                if bot.busy and bot.late_until < now:
+                    self._hand_over_late_output(bot)
             alive = [b for group in self.processes.values() for b in group if b.alive]
             if not alive:
                 continue
