@@ -33,7 +33,6 @@ from referee.service import RefereeCore
 
 STOP_GRACE_SECONDS = 3.0
 MONITOR_SECONDS = 0.25
-LATE_SECONDS = 0.5  # stderr this long into a bot's next match still belongs to the last
 EXIT_POLL_SECONDS = 0.05
 _TAIL_BYTES = 2048
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -113,7 +112,9 @@ class BotProcess:
     busy: bool = False
     capture: Capture = field(default_factory=Capture)  # the current match's
     late: Capture = field(default_factory=Capture)  # written after ``last_match`` ended
-    late_until: float = 0.0  # until then, stderr belongs to ``last_match``
+    # Whether the current match has asked this bot anything yet: until then, what it
+    # writes is still about ``last_match`` (set by the pool's user with ``playing``).
+    asked: Callable[[], bool] = field(default=lambda: True)
     tail: bytes = b""
     cpu_baseline: float = 0.0
     last_match: MatchSeat | None = None
@@ -224,13 +225,17 @@ class BotPool:
     def release(self, bot: BotProcess, match: MatchSeat | None = None) -> BotLog:
         """Hand a process back after a match; returns what it wrote to stderr meanwhile.
         What it writes later belongs to ``match`` too and goes to ``on_late_output``:
-        everything until it plays again, and LATE_SECONDS into its next match (a bot
-        still logging about the match just over when the next one starts)."""
+        everything until its next match sends it a first Turn (see ``playing``)."""
         self._hand_over_late_output(bot)
         bot.busy = False
         bot.last_match = match
-        bot.late_until = time.monotonic() + LATE_SECONDS
+        bot.asked = lambda: False
         return bot.take_log()
+
+    def playing(self, bot: BotProcess, asked: Callable[[], bool]) -> None:
+        """``asked()`` tells when the bot's new match has sent it its first Turn: from
+        then on, what it writes belongs to the new match."""
+        bot.asked = asked
 
     def _hand_over_late_output(self, bot: BotProcess) -> None:
         log = bot.late.take()
@@ -300,7 +305,7 @@ class BotPool:
         assert stream is not None
         while chunk := await stream.read(4096):
             bot.tail = (bot.tail + chunk)[-_TAIL_BYTES:]
-            late = not bot.busy or time.monotonic() < bot.late_until
+            late = not bot.busy or not bot.asked()
             target = bot.late if late and bot.last_match is not None else bot.capture
             target.add(chunk, bot.limits.output_bytes)
 
@@ -365,9 +370,8 @@ class BotPool:
     async def _watch_limits(self) -> None:
         while not self.closing:
             await asyncio.sleep(MONITOR_SECONDS)
-            now = time.monotonic()
             for bot in [b for group in self.processes.values() for b in group]:
-                if bot.busy and bot.late_until < now:
+                if bot.busy and bot.asked():
                     self._hand_over_late_output(bot)
             alive = [b for group in self.processes.values() for b in group if b.alive]
             if not alive:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import secrets
 import tempfile
@@ -212,6 +213,8 @@ async def run_tournament(
                         match_id=f"t{tournament_id}-{plan.idx:05d}",
                         start_timeout=30.0,
                     )
+                    for seat, bot in enumerate(bots):
+                        pool.playing(bot, functools.partial(_asked, runtime, seat))
                     result = await runtime.wait()
                 except RefereeError as exc:
                     errors.append(str(exc))
@@ -256,6 +259,11 @@ async def run_tournament(
         tuple(errors),
         time.monotonic() - started,
     )
+
+
+def _asked(runtime: Any, seat: int) -> bool:
+    driver = runtime.driver
+    return runtime.done.is_set() or (driver is not None and driver.asked[seat] > 0)
 
 
 def update_ratings(store: Store, game: str, key: str) -> None:
