@@ -112,9 +112,11 @@ class BotProcess:
     busy: bool = False
     capture: Capture = field(default_factory=Capture)  # the current match's
     late: Capture = field(default_factory=Capture)  # written after ``last_match`` ended
-    # Whether the current match has asked this bot anything yet: until then, what it
-    # writes is still about ``last_match`` (set by the pool's user with ``playing``).
-    asked: Callable[[], bool] = field(default=lambda: True)
+    # Whether the bot has answered in its current match yet: until then, what it writes
+    # is still about ``last_match`` (a bot handles its messages in order: its MatchOver
+    # before its next match's first Turn). Set by the pool's user with ``playing``.
+    answered: Callable[[], bool] = field(default=lambda: True)
+    late_room: int = 0  # what the stderr limit leaves for ``late``
     tail: bytes = b""
     cpu_baseline: float = 0.0
     last_match: MatchSeat | None = None
@@ -225,17 +227,20 @@ class BotPool:
     def release(self, bot: BotProcess, match: MatchSeat | None = None) -> BotLog:
         """Hand a process back after a match; returns what it wrote to stderr meanwhile.
         What it writes later belongs to ``match`` too and goes to ``on_late_output``:
-        everything until its next match sends it a first Turn (see ``playing``)."""
+        everything until it answers in its next match (see ``playing``), within the
+        same stderr limit."""
         self._hand_over_late_output(bot)
         bot.busy = False
         bot.last_match = match
-        bot.asked = lambda: False
-        return bot.take_log()
+        bot.answered = lambda: False
+        log = bot.take_log()
+        bot.late_room = max(0, bot.limits.output_bytes - len(log.text.encode()))
+        return log
 
-    def playing(self, bot: BotProcess, asked: Callable[[], bool]) -> None:
-        """``asked()`` tells when the bot's new match has sent it its first Turn: from
-        then on, what it writes belongs to the new match."""
-        bot.asked = asked
+    def playing(self, bot: BotProcess, answered: Callable[[], bool]) -> None:
+        """``answered()`` tells when the bot has answered in its new match: from then on,
+        what it writes belongs to that match."""
+        bot.answered = answered
 
     def _hand_over_late_output(self, bot: BotProcess) -> None:
         log = bot.late.take()
@@ -305,9 +310,10 @@ class BotPool:
         assert stream is not None
         while chunk := await stream.read(4096):
             bot.tail = (bot.tail + chunk)[-_TAIL_BYTES:]
-            late = not bot.busy or not bot.asked()
-            target = bot.late if late and bot.last_match is not None else bot.capture
-            target.add(chunk, bot.limits.output_bytes)
+            if (not bot.busy or not bot.answered()) and bot.last_match is not None:
+                bot.late.add(chunk, bot.late_room)
+            else:
+                bot.capture.add(chunk, bot.limits.output_bytes)
 
     async def _wait_exit(self, bot: BotProcess) -> None:
         # Not process.wait(): asyncio waits there for the pipes to close too, and a child
@@ -371,7 +377,7 @@ class BotPool:
         while not self.closing:
             await asyncio.sleep(MONITOR_SECONDS)
             for bot in [b for group in self.processes.values() for b in group]:
-                if bot.busy and bot.asked():
+                if bot.busy and bot.answered():
                     self._hand_over_late_output(bot)
             alive = [b for group in self.processes.values() for b in group if b.alive]
             if not alive:

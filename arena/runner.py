@@ -214,7 +214,7 @@ async def run_tournament(
                         start_timeout=30.0,
                     )
                     for seat, bot in enumerate(bots):
-                        pool.playing(bot, functools.partial(_asked, runtime, seat))
+                        pool.playing(bot, functools.partial(_answered, runtime, seat))
                     result = await runtime.wait()
                 except RefereeError as exc:
                     errors.append(str(exc))
@@ -261,9 +261,9 @@ async def run_tournament(
     )
 
 
-def _asked(runtime: Any, seat: int) -> bool:
+def _answered(runtime: Any, seat: int) -> bool:
     driver = runtime.driver
-    return runtime.done.is_set() or (driver is not None and driver.asked[seat] > 0)
+    return runtime.done.is_set() or (driver is not None and driver.answered[seat] > 0)
 
 
 def update_ratings(store: Store, game: str, key: str) -> None:

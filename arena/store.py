@@ -384,10 +384,21 @@ class Store:
             )
 
     def append_bot_output(self, match_id: str, seat: int, text: str, dropped_bytes: int) -> None:
-        """Add what a seat's bot wrote after the match ended to the stored replay."""
-        logs = [_Output("", 0)] * seat + [_Output(text, dropped_bytes)]
+        """Add what a seat's bot wrote after the match ended to its stored replay (to the
+        seat's ``stderr`` line, or a new one)."""
         with self.db.atomic():
-            replay = with_bot_logs(self.replay_text(match_id), logs)
+            lines = self.replay_text(match_id).rstrip("\n").split("\n")
+            for i, line in enumerate(lines):
+                entry = json.loads(line)
+                if entry.get("type") == "stderr" and entry.get("seat") == seat:
+                    entry["text"] += text
+                    entry["dropped_bytes"] += dropped_bytes
+                    lines[i] = json.dumps(entry, separators=(",", ":"), ensure_ascii=False)
+                    replay = "\n".join(lines) + "\n"
+                    break
+            else:
+                logs = [_Output("", 0)] * seat + [_Output(text, dropped_bytes)]
+                replay = with_bot_logs("\n".join(lines) + "\n", logs)
             self.db.table("replays").update(
                 match_id, {"jsonl_z": zlib.compress(replay.encode(), 6)}
             )

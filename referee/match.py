@@ -174,6 +174,7 @@ class MatchDriver:
         self.forfeited: list[int] = []
         self.decisions = 0
         self.asked = [0] * spec.seats  # decisions asked of each seat
+        self.answered = [0] * spec.seats  # answers each seat gave (legal or not)
         self.state: Any = None
 
     async def run(self) -> MatchResult:
@@ -232,6 +233,7 @@ class MatchDriver:
             # this bound only guards against an agent that does not.
             async with asyncio.timeout(seconds + _GRACE):
                 code = await self.agents[seat].decide(request)
+            self.answered[seat] += 1
         except TimeoutError:
             fault = SeatFault("timeout", f"no answer within {seconds:.3g}s")
         except SeatFault as exc:
