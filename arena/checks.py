@@ -12,8 +12,9 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.artifacts import Artifact, unpack
 from arena.bots import BotLaunchError, BotLimits, BotPool
-from arena.sandbox import Sandbox
+from arena.sandbox import Sandbox, SandboxError, resolve
 from arena.store import Entrant
 from referee.game import game_names, get_game, parse_rules
 from referee.match import MatchConfig, MatchResult
@@ -150,3 +151,27 @@ def run_checks(
     hidden: tuple[str, ...] = (),
 ) -> list[CheckReport]:
     return asyncio.run(check_bot(entrant, games, move_seconds, sandbox=sandbox, hidden=hidden))
+
+
+def check_artifact(
+    name: str, artifact: Artifact, move_seconds: float = 5.0, sandbox: Sandbox | None = None
+) -> list[CheckReport]:
+    """``bots check`` on a submission before it is stored: its files unpacked in a
+    temporary folder, one short match per game its manifest declares, in ``sandbox``
+    (default: bwrap; SandboxError when it does not work here)."""
+    with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
+        where = unpack(artifact.archive(), artifact.sha256, Path(tmp))
+        manifest = artifact.manifest
+        entrant = Entrant(name, manifest.games, manifest.command, str(where), "")
+        try:
+            box = sandbox or resolve("auto")
+        except SandboxError as exc:  # a stranger's code is not run unconfined
+            return [CheckReport("sandbox", False, 0, (str(exc),), "")]
+        return run_checks(entrant, None, move_seconds, box)
+
+
+def report_lines(name: str, report: CheckReport) -> list[str]:
+    """A check report in plain words, one line per problem."""
+    if report.ok:
+        return [f"ok {report.game}: {report.decisions} decisions, no faults"]
+    return [f"problem {report.game}:", *(f"  - {name} {p}" for p in report.problems)]

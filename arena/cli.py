@@ -19,9 +19,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from arena import checks, runner, sandbox, watching
-from arena.leaderboard import leaderboard
+from arena.artifacts import Artifact, SubmissionError, read_submission
+from arena.leaderboard import latest_versions, leaderboard
 from arena.schedule import ScheduleError
-from arena.store import Store, StoreError
+from arena.store import Entrant, Store, StoreError
+from arena.submissions import SubmissionRefused, split_ref
 from arena.viewer import replay_show
 from referee.game import RulesError, UnknownGame, game_names, get_game, parse_rules
 from referee.match import MatchConfigError
@@ -34,7 +36,11 @@ bots_app = typer.Typer(no_args_is_help=True, help="Register and list bots (entra
 tournament_app = typer.Typer(no_args_is_help=True, help="Run and resume round-robin tournaments.")
 matches_app = typer.Typer(no_args_is_help=True, help="List stored matches.")
 replay_app = typer.Typer(no_args_is_help=True, help="Show, export and verify match replays.")
+submitters_app = typer.Typer(
+    no_args_is_help=True, help="Submitters: who may submit bots from elsewhere (RPC, web form)."
+)
 app.add_typer(bots_app, name="bots")
+app.add_typer(submitters_app, name="submitters")
 app.add_typer(tournament_app, name="tournament")
 app.add_typer(matches_app, name="matches")
 app.add_typer(replay_app, name="replay")
@@ -62,6 +68,8 @@ USER_ERRORS = (
     runner.TournamentError,
     MatchConfigError,
     ReplayError,
+    SubmissionError,
+    SubmissionRefused,
 )
 
 
@@ -137,27 +145,175 @@ def bots_add(
     )
 
 
+def _entrant_row(e: Entrant) -> dict[str, Any]:
+    return {
+        "name": e.name,
+        "kind": e.kind,
+        "games": list(e.games),
+        "command": list(e.command),
+        "cwd": e.cwd or None,
+        "sha256": e.sha256,
+        "submitter": e.submitter or None,
+        "created": e.created,
+        "removed": e.removed,
+    }
+
+
 @bots_app.command("list")
 def bots_list(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
-    """List registered bots."""
-    entrants = _open(db).entrants()
+    """List bots: plain commands, and every version of each submitted bot."""
+    store = _open(db)
+    plain = [e for e in store.entrants() if e.kind == "command"]
+    versions = store.submissions.versions()
     if as_json:
         _print_json(
-            [
-                {
-                    "name": e.name,
-                    "games": list(e.games),
-                    "command": list(e.command),
-                    "cwd": e.cwd,
-                    "created": e.created,
-                }
-                for e in entrants
-            ]
+            [_entrant_row(e) for e in plain]
+            + [{**dataclasses.asdict(v), "ref": v.ref, "kind": "submitted"} for v in versions]
         )
         return
-    table = Table("name", "games", "command", "cwd")
-    for e in entrants:
-        table.add_row(e.name, ", ".join(e.games), " ".join(e.command), e.cwd)
+    table = Table("name", "kind", "games", "command", "size", "sha256", "by", "submitted", "status")
+    for e in plain:
+        status = "removed" if e.removed else ""
+        table.add_row(
+            e.name,
+            "command",
+            ", ".join(e.games),
+            " ".join(e.command),
+            "",
+            "",
+            "",
+            e.created,
+            status,
+        )
+    for v in versions:
+        table.add_row(
+            v.ref,
+            "submitted",
+            ", ".join(v.games),
+            " ".join(v.command),
+            f"{v.size / 1024:.1f} KB",
+            v.sha256[:12],
+            v.submitter,
+            v.created,
+            "removed" if v.removed else "",
+        )
+    console.print(table)
+
+
+@bots_app.command(
+    "submit", context_settings={"allow_extra_args": True, "ignore_unknown_options": True}
+)
+def bots_submit(
+    ctx: typer.Context,
+    name: str,
+    path: Annotated[Path, typer.Argument(help="A directory, .zip or .tar.gz with bot.toml.")],
+    game: Annotated[
+        list[str] | None,
+        typer.Option("--game", help="A game the bot plays (repeat); overrides the manifest."),
+    ] = None,
+    submitter: Annotated[
+        str, typer.Option(help="Who submits (a bot name belongs to its first submitter).")
+    ] = "operator",
+    check: Annotated[
+        bool, typer.Option("--check", help="Play a short match per game first; refuse on failure.")
+    ] = False,
+    move_seconds: Annotated[float, typer.Option(help="Time per decision for --check.")] = 5.0,
+    sandbox_mode: Annotated[str, typer.Option("--sandbox", help=SANDBOX_HELP)] = "auto",
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Submit a bot: arena bots submit NAME PATH [--game G] [-- COMMAND...]. Its files are
+    copied into the arena; each submission under NAME is a new version (NAME@v)."""
+    store = _open(db)
+    try:
+        artifact = read_submission(path, command=list(ctx.args) or None, games=game)
+        if check:
+            _check_submission(name, artifact, move_seconds, _sandbox(sandbox_mode))
+        entrant = store.submit_bot(name, artifact, submitter)
+    except USER_ERRORS as exc:
+        raise _fail(str(exc)) from exc
+    console.print(
+        f"submitted [bold]{entrant.name}[/] ({len(artifact.files)} files, "
+        f"{artifact.size / 1024:.1f} KB, sha256 {artifact.sha256[:12]}) for "
+        f"{', '.join(entrant.games)}: {' '.join(entrant.command)}",
+        highlight=False,
+    )
+
+
+def _check_submission(
+    name: str, artifact: Artifact, move_seconds: float, box: sandbox.Sandbox
+) -> None:
+    """bots check on a submission before it is stored; a failure refuses it."""
+    reports = checks.check_artifact(name, artifact, move_seconds, box)
+    _print_check_reports(name, reports)
+    if not reports or not all(r.ok for r in reports):
+        raise SubmissionError(f"{name} failed its check; nothing was stored")
+
+
+@bots_app.command("show")
+def bots_show(
+    name: Annotated[str, typer.Argument(help="NAME or NAME@v.")],
+    db: DbOption = DEFAULT_DB,
+    as_json: JsonOption = False,
+) -> None:
+    """Show a bot: every version of a submitted bot (or one, NAME@v), or a plain command."""
+    store = _open(db)
+    try:
+        base, version = split_ref(name)
+        if version is not None or store.submissions.is_submitted(base):
+            found = store.submissions.versions(base)
+            shown = [store.submissions.version(base, version)] if version else found
+            rows = [{**dataclasses.asdict(v), "ref": v.ref, "kind": "submitted"} for v in shown]
+        else:
+            rows = [_entrant_row(store.entrant(name))]
+    except USER_ERRORS as exc:
+        raise _fail(str(exc)) from exc
+    for row in rows:
+        row["matches"] = len(store.matches(entrant=row.get("ref", row["name"])))
+    if as_json:
+        _print_json(rows)
+        return
+    for row in rows:
+        console.print(f"[bold]{row.get('ref', row['name'])}[/] ({row['kind']})", highlight=False)
+        for key, value in row.items():
+            if key not in ("ref", "name", "kind"):
+                shown_value = " ".join(value) if isinstance(value, list | tuple) else value
+                console.print(f"  {key}: {shown_value}", highlight=False)
+
+
+@bots_app.command("remove")
+def bots_remove(
+    name: Annotated[str, typer.Argument(help="NAME (every version) or NAME@v.")],
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Stop scheduling a bot or one version; its matches, results and ratings stay."""
+    try:
+        removed = _open(db).remove_entrant(name)
+    except USER_ERRORS as exc:
+        raise _fail(str(exc)) from exc
+    console.print(f"removed {', '.join(removed)} (history kept)", highlight=False)
+
+
+@submitters_app.command("add")
+def submitters_add(name: str, db: DbOption = DEFAULT_DB) -> None:
+    """Register a submitter and print its token (shown once; stored hashed)."""
+    try:
+        token = _open(db).submissions.add_submitter(name)
+    except SubmissionRefused as exc:
+        raise _fail(str(exc)) from exc
+    console.print(f"submitter [bold]{name}[/] added; its token (shown only now):", highlight=False)
+    sys.stdout.write(token + "\n")
+
+
+@submitters_app.command("list")
+def submitters_list(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
+    """List submitters (never their tokens)."""
+    rows = _open(db).submissions.submitters()
+    if as_json:
+        _print_json(rows)
+        return
+    table = Table("name", "created")
+    for r in rows:
+        table.add_row(r["name"], r["created"])
     console.print(table)
 
 
@@ -186,21 +342,25 @@ def bots_check(
     if as_json:
         _print_json([dataclasses.asdict(r) for r in reports])
     else:
-        for r in reports:
-            if r.ok:
-                console.print(f"[green]ok[/] {r.game}: {r.decisions} decisions, no faults")
-            else:
-                console.print(f"[red]problem[/] {r.game}:")
-                for p in r.problems:
-                    console.print(f"  - {name} {p}", highlight=False)
-            if r.stderr_tail and not r.ok:
-                console.print(
-                    "  its last stderr lines:\n"
-                    + "\n".join(f"    {x}" for x in r.stderr_tail.splitlines()),
-                    highlight=False,
-                )
+        _print_check_reports(name, reports)
     if not reports or not all(r.ok for r in reports):
         raise typer.Exit(1)
+
+
+def _print_check_reports(name: str, reports: list[checks.CheckReport]) -> None:
+    for r in reports:
+        first, *rest = checks.report_lines(name, r)
+        color = "green" if r.ok else "red"
+        word, _, text = first.partition(" ")
+        console.print(f"[{color}]{word}[/] {text}", highlight=False)
+        for line in rest:
+            console.print(line, highlight=False)
+        if r.stderr_tail and not r.ok:
+            console.print(
+                "  its last stderr lines:\n"
+                + "\n".join(f"    {x}" for x in r.stderr_tail.splitlines()),
+                highlight=False,
+            )
 
 
 # ---- tournaments -----------------------------------------------------------------
@@ -373,9 +533,16 @@ def tournament_list(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> N
 
 
 def _show_leaderboard(
-    store: Store, game: str, key: str, as_json: bool, summary: runner.RunSummary | None = None
+    store: Store,
+    game: str,
+    key: str,
+    as_json: bool,
+    summary: runner.RunSummary | None = None,
+    latest: bool = False,
 ) -> None:
     rows = leaderboard(store, game, key)
+    if latest:
+        rows = latest_versions(rows)
     if as_json:
         out: dict[str, Any] = {
             "game": game,
@@ -404,8 +571,12 @@ def _show_leaderboard(
     hindsight = any(r.hindsight_best is not None for r in rows)
     if hindsight:
         table.add_column("best possible (mean)")
+    if latest:
+        table.add_column("earlier versions (mu-3σ)")
     for r in rows:
         extra = [f"{r.hindsight_best:.1f}"] if r.hindsight_best is not None else []
+        if latest:
+            extra.append(", ".join(r.history))
         table.add_row(
             str(r.rank),
             r.entrant,
@@ -437,10 +608,17 @@ def leaderboard_cmd(
     ctx: typer.Context,
     game: Annotated[str, typer.Option(help="Game name.")],
     rules: RulesOption = None,
+    latest: Annotated[
+        bool,
+        typer.Option(
+            "--latest", help="One row per bot name: its latest version, earlier ones as history."
+        ),
+    ] = False,
     db: DbOption = DEFAULT_DB,
     as_json: JsonOption = False,
 ) -> None:
-    """Ratings per game and rule set (every rule set played, unless --rules picks one)."""
+    """Ratings per game and rule set (every rule set played, unless --rules picks one).
+    Each version of a submitted bot is rated on its own (NAME@v)."""
     store = _open(db)
     try:
         engine = get_game(game)
@@ -452,7 +630,7 @@ def leaderboard_cmd(
     if not keys:
         raise _fail(f"no {game} matches stored in {db} yet")
     for key in keys:
-        _show_leaderboard(store, game, key, as_json)
+        _show_leaderboard(store, game, key, as_json, latest=latest)
 
 
 @matches_app.command("list")
@@ -637,17 +815,52 @@ def serve(
             envvar="ARENA_ADMIN_TOKEN", help="Token for admin RPCs (default: random, printed)."
         ),
     ] = None,
+    submissions_db: Annotated[
+        Path | None,
+        typer.Option(
+            "--db",
+            envvar="ARENA_DB",
+            help="Also accept bot submissions (SubmitBot RPC) into this database.",
+        ),
+    ] = None,
 ) -> None:
     """Run the referee alone, for bots and tools that connect from elsewhere."""
+    from arena.intake import UPLOAD_LIMITS
+    from arena.submission_service import TOKEN_METADATA, add_submission_service
     from referee.service import RefereeCore, start_server
 
     token = admin_token or secrets.token_urlsafe(18)
     addresses = [f"{host}:{port}"] + ([f"unix:{unix}"] if unix else [])
+    services = []
+    if submissions_db is not None:
+        _open(submissions_db).close()  # a usable database, before anyone submits
+        db_path = submissions_db
+
+        def add_submissions(server: Any) -> None:
+            add_submission_service(server, db_path)
+
+        services.append(add_submissions)
+    # An archive arrives in one message; Play keeps its own, smaller cap.
+    message_limit = (
+        {"max_message_bytes": UPLOAD_LIMITS.max_upload_bytes + 64 * 1024} if services else {}
+    )
 
     async def main() -> None:
-        server = await start_server(RefereeCore(), addresses, admin_token=token)
+        server = await start_server(
+            RefereeCore(),
+            addresses,
+            admin_token=token,
+            services=services,
+            **message_limit,
+        )
         print(f"referee listening on {' '.join(server.bound_addresses)}", flush=True)  # type: ignore[attr-defined]
         print(f"admin token (metadata x-admin-token): {token}", flush=True)
+        if services:
+            print(
+                f"accepting bot submissions into {submissions_db} "
+                f"(SubmitBot, metadata {TOKEN_METADATA})",
+                flush=True,
+            )
         await server.wait_for_termination()
 
     with contextlib.suppress(KeyboardInterrupt):

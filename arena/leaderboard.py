@@ -35,6 +35,9 @@ class Row:
     # Games that can say the best score achievable in hindsight (golf solitaire: the solver
     # with the stock known) get its mean over the same matches, to set the score against.
     hindsight_best: float | None = None
+    # With one row per bot name (latest_versions): the earlier versions' conservative
+    # ratings, oldest first, as "@v rating".
+    history: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -109,3 +112,20 @@ def leaderboard(store: Store, game: str, rules_key: str) -> list[Row]:
     results = store.results_in_order(game, rules_key)
     hindsight = hindsight_scores(store, game, [match_id for match_id, _ in results])
     return rows_from_results(results, store.ratings(game, rules_key), hindsight)
+
+
+def latest_versions(rows: Sequence[Row]) -> list[Row]:
+    """One row per bot name: the latest rated version of each submitted bot, with its
+    earlier versions' ratings as history; plain-command bots as they are."""
+    by_name: dict[str, list[tuple[int, Row]]] = defaultdict(list)
+    for row in rows:
+        name, _, version = row.entrant.partition("@")
+        by_name[name].append((int(version) if version.isdigit() else 0, row))
+    out = []
+    for versions in by_name.values():
+        versions.sort(key=lambda vr: vr[0])
+        *earlier, (_, latest) = versions
+        history = tuple(f"@{v} {r.conservative:.1f}" for v, r in earlier)
+        out.append(replace(latest, history=history))
+    out.sort(key=lambda r: (-r.conservative, r.entrant))
+    return [replace(r, rank=i + 1) for i, r in enumerate(out)]

@@ -99,8 +99,13 @@ def create_tournament(
         )
     if concurrency < 1:
         raise TournamentError("concurrency must be at least 1")
+    # Names resolve now (NAME -> its latest version, NAME@v), so the tournament and any
+    # resume of it play exactly the versions it started with.
     entrants = [store.entrant(name) for name in bots]
+    bots = [entrant.name for entrant in entrants]
     for entrant in entrants:
+        if entrant.removed:
+            raise TournamentError(f"bot {entrant.name!r} has been removed; it is not scheduled")
         if not entrant.plays(game):
             raise TournamentError(
                 f"bot {entrant.name!r} declares {', '.join(entrant.games)}, not {game}"

@@ -17,6 +17,15 @@ from typing import Any
 
 import sqlite_utils
 
+from arena.artifacts import Artifact
+from arena.submissions import (
+    BotVersion,
+    NameTaken,
+    SubmissionRefused,
+    Submissions,
+    check_name,
+    split_ref,
+)
 from referee.match import MatchResult
 from referee.replay import now_iso, with_bot_logs
 
@@ -29,14 +38,24 @@ class StoreError(ValueError):
 
 @dataclass(frozen=True)
 class Entrant:
+    """A bot as schedules see it: a plain command (``bots add``), or one version of a
+    submitted bot (``name`` is then ``NAME@v`` and ``cwd`` its unpacked files)."""
+
     name: str
     games: tuple[str, ...]  # games it declares; ("*",) for any
     command: tuple[str, ...]
     cwd: str
     created: str
+    sha256: str | None = None  # the submitted artifact; None for a plain command
+    removed: bool = False  # no longer scheduled; its history stays
+    submitter: str = ""
 
     def plays(self, game: str) -> bool:
         return "*" in self.games or game in self.games
+
+    @property
+    def kind(self) -> str:
+        return "command" if self.sha256 is None else "submitted"
 
 
 @dataclass(frozen=True)
@@ -74,6 +93,8 @@ class Store:
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path} is not an arena database: {exc}") from exc
         self._migrate()
+        # Submitted bots' files are unpacked beside the database, one folder per hash.
+        self.submissions = Submissions(self.db, self.path.with_name(self.path.name + ".bots"))
 
     def close(self) -> None:
         self.db.conn.close()
@@ -92,8 +113,7 @@ class Store:
                 raise StoreError(
                     f"{self.path} has schema {version}; this arena uses {SCHEMA_VERSION}"
                 )
-            if "secret" not in db.table("tournaments").columns_dict:
-                db.table("tournaments").add_column("secret", str)  # before deals were secret
+            self._upgrade()
             return
         with db.atomic():
             db.table("meta").insert({"key": "schema", "value": str(SCHEMA_VERSION)}, pk="key")
@@ -195,14 +215,28 @@ class Store:
                 },
                 pk=("game", "rules_key", "seq", "entrant"),
             )
+        self._upgrade()
+
+    def _upgrade(self) -> None:
+        """Columns added since schema 1, added in place to older databases."""
+        if "removed" not in self.db.table("entrants").columns_dict:
+            self.db.table("entrants").add_column("removed", int, not_null_default=0)
+        if "artifacts" not in self.db.table("matches").columns_dict:
+            self.db.table("matches").add_column("artifacts", str)
+        if "secret" not in self.db.table("tournaments").columns_dict:
+            self.db.table("tournaments").add_column("secret", str)  # before deals were secret
 
     # ---- entrants -------------------------------------------------------------
 
     def add_entrant(
         self, name: str, games: Sequence[str], command: Sequence[str], cwd: str
     ) -> Entrant:
-        if not name or not name.replace("_", "").replace("-", "").replace(".", "").isalnum():
-            raise StoreError(f"bot name {name!r}: use letters, digits, '-', '_' and '.'")
+        try:
+            check_name(name)
+        except SubmissionRefused as exc:
+            raise StoreError(str(exc)) from exc
+        if self.submissions.is_submitted(name):
+            raise StoreError(f"{name!r} is a submitted bot; add versions with 'arena bots submit'")
         if not command:
             raise StoreError("give the command that starts the bot after '--'")
         if self.db.table("entrants").count_where("name = ?", [name]):
@@ -220,16 +254,66 @@ class Store:
         return entrant
 
     def entrants(self) -> list[Entrant]:
-        return [self._entrant(row) for row in self.db.table("entrants").rows_where(order_by="name")]
+        """Plain-command bots, and the latest version of each submitted bot."""
+        plain = [
+            self._entrant(row) for row in self.db.table("entrants").rows_where(order_by="name")
+        ]
+        latest: dict[str, Entrant] = {}
+        for v in self.submissions.versions():
+            latest[v.name] = self._version_entrant(v, unpack=False)
+        return sorted([*plain, *latest.values()], key=lambda e: e.name)
 
-    def entrant(self, name: str) -> Entrant:
-        rows = list(self.db.table("entrants").rows_where("name = ?", [name]))
+    def entrant(self, ref: str) -> Entrant:
+        """``NAME`` (a plain bot, or a submitted bot's latest version) or ``NAME@v``."""
+        try:
+            name, version = split_ref(ref)
+            if version is not None or self.submissions.is_submitted(name):
+                return self._version_entrant(self.submissions.version(name, version))
+        except SubmissionRefused as exc:
+            raise StoreError(str(exc)) from exc
+        rows = list(self.db.table("entrants").rows_where("name = ?", [ref]))
         if not rows:
             known = ", ".join(e.name for e in self.entrants()) or "none yet"
             raise StoreError(
-                f"no bot named {name!r} (registered: {known}); add it with 'arena bots add'"
+                f"no bot named {ref!r} (registered: {known}); "
+                "add it with 'arena bots submit' or 'arena bots add'"
             )
         return self._entrant(rows[0])
+
+    def submit_bot(self, name: str, artifact: Artifact, submitter: str) -> Entrant:
+        """Store a new version of a submitted bot (see arena.submissions); raises
+        SubmissionRefused (NameTaken for another's name)."""
+        if self.db.table("entrants").count_where("name = ?", [name]):
+            raise NameTaken(
+                f"{name!r} is a plain-command bot ('arena bots add'); submit under another name"
+            )
+        version = self.submissions.submit(name, artifact, submitter)
+        return self._version_entrant(version, unpack=False)
+
+    def remove_entrant(self, ref: str) -> list[str]:
+        """Stop scheduling a bot (every version, or ``NAME@v``); its history stays.
+        Returns the names removed."""
+        name, _ = split_ref(ref)
+        try:
+            if "@" in ref or self.submissions.is_submitted(name):
+                return [v.ref for v in self.submissions.remove(ref)]
+        except SubmissionRefused as exc:
+            raise StoreError(str(exc)) from exc
+        entrant = self.entrant(ref)
+        self.db.table("entrants").update(entrant.name, {"removed": 1})
+        return [entrant.name]
+
+    def _version_entrant(self, v: BotVersion, unpack: bool = True) -> Entrant:
+        return Entrant(
+            v.ref,
+            v.games,
+            v.command,
+            str(self.submissions.unpacked(v)) if unpack else "",
+            v.created,
+            sha256=v.sha256,
+            removed=v.removed,
+            submitter=v.submitter,
+        )
 
     @staticmethod
     def _entrant(row: dict[str, Any]) -> Entrant:
@@ -239,6 +323,7 @@ class Store:
             tuple(json.loads(row["command"])),
             row["cwd"],
             row["created"],
+            removed=bool(row.get("removed")),
         )
 
     # ---- tournaments -------------------------------------------------------------
@@ -346,6 +431,7 @@ class Store:
                     "seed": spec.seed,
                     "seats": spec.seats,
                     "entrants": json.dumps(list(entrants)),
+                    "artifacts": json.dumps([self.submissions.sha256_of(e) for e in entrants]),
                     "reason": result.reason,
                     "decisions": result.decisions,
                     "started": started,

@@ -18,7 +18,7 @@ import secrets
 import time
 from array import array
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -855,18 +855,25 @@ def _handlers(servicer: RefereeServicer) -> grpc.GenericRpcHandler[Any, Any]:
 
 
 async def start_server(
-    core: RefereeCore, addresses: Sequence[str], admin_token: str | None = None
+    core: RefereeCore,
+    addresses: Sequence[str],
+    admin_token: str | None = None,
+    services: Sequence[Callable[[grpc.aio.Server], None]] = (),
+    max_message_bytes: int = 1024 * 1024,
 ) -> grpc.aio.Server:
     """Start a grpc.aio server for ``core`` on ``addresses`` ("127.0.0.1:50051",
     "unix:/path/sock", "127.0.0.1:0" for any free port). Returns the started server;
-    ``server.bound_addresses`` lists the addresses with the ports actually bound."""
+    ``server.bound_addresses`` lists the addresses with the ports actually bound.
+    ``services`` register further services (the arena's) before it starts."""
     server = grpc.aio.server(
         options=[
-            ("grpc.max_receive_message_length", 1024 * 1024),
+            ("grpc.max_receive_message_length", max_message_bytes),
             ("grpc.so_reuseport", 0),
         ]
     )
     server.add_generic_rpc_handlers((_handlers(RefereeServicer(core, admin_token)),))
+    for add_service in services:
+        add_service(server)
     bound = []
     for address in addresses:
         port = server.add_insecure_port(address)

@@ -20,6 +20,7 @@ from arena.store import Store, StoreError
 from arena.web.pages import link, page, table
 from arena.web.replay_page import replay_html
 from arena.web.report import gather, report_html
+from arena.web.upload import SUBMIT_PATH, handle_upload, json_body, too_large, upload_page
 from referee.replay import ReplayError, parse_replay
 
 
@@ -173,6 +174,8 @@ def route(db: Path, path: str, query: dict[str, list[str]]) -> Response:
     try:
         if not parts:
             return _html(_index(store))
+        if parts == ["submit"]:
+            return _html(upload_page())
         if parts[0] == "tournament" and len(parts) == 2 and parts[1].isdigit():
             report = gather(store, int(parts[1]))
             return _html(report_html(report, match_href, back=("/", "all tournaments")))
@@ -208,6 +211,32 @@ class _Handler(BaseHTTPRequestHandler):
             response = _error_page(HTTPStatus.NOT_FOUND, str(exc))
         except (ReplayError, sqlite3.Error, ValueError) as exc:
             response = _error_page(HTTPStatus.INTERNAL_SERVER_ERROR, str(exc))
+        self._send(response)
+
+    def do_POST(self) -> None:
+        if urlsplit(self.path).path != SUBMIT_PATH:
+            self._send(Response(HTTPStatus.NOT_FOUND, "text/plain", b"not found\n"))
+            return
+        try:
+            length = int(self.headers.get("Content-Length", ""))
+        except ValueError:
+            length = -1
+        status: int
+        answer: dict[str, Any]
+        if length < 0:
+            status, answer = HTTPStatus.LENGTH_REQUIRED, {"error": "send Content-Length"}
+        else:
+            refusal = too_large(length)
+            if refusal is not None:
+                self.close_connection = True  # the body is not read
+                status, answer = refusal
+            else:
+                status, answer = handle_upload(
+                    self.server.db, dict(self.headers.items()), self.rfile.read(length)
+                )
+        self._send(Response(status, "application/json", json_body(answer)))
+
+    def _send(self, response: Response) -> None:
         self.send_response(response.status)
         self.send_header("Content-Type", response.content_type)
         self.send_header("Content-Length", str(len(response.body)))

@@ -1,0 +1,424 @@
+"""Submitted bots as content-addressed artifacts: reading a submission (a directory, a
+``.zip`` or a ``.tar.gz``) safely, its ``bot.toml`` manifest, the canonical archive the
+arena keeps, and unpacking that archive read-only where a bot runs.
+
+A submission is untrusted input. Reading it never follows a path out of the bot's
+directory, never trusts a size an archive header claims, and refuses (with the reason)
+anything it cannot store faithfully: absolute or ``..`` paths, links that leave the bot's
+directory, devices and fifos, duplicate names, too many files or too many bytes.
+
+The artifact's identity is the sha256 of a canonical encoding of its files (sorted
+paths, each with its executable bit and bytes), so the same files give the same hash
+whichever archive format or file order they came in, and a stored archive is checked
+against its hash whenever it is unpacked.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import os
+import posixpath
+import shutil
+import stat
+import tarfile
+import tempfile
+import tomllib
+import zipfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from referee.game import game_names
+
+MANIFEST_NAME = "bot.toml"
+_READ_CHUNK = 1 << 16
+
+
+class SubmissionError(ValueError):
+    """A submission the arena refuses; the message says why and what to change."""
+
+
+@dataclass(frozen=True)
+class ArtifactLimits:
+    """Bounds on one submission. Unpacked bytes are counted as they are read, not taken
+    from archive headers, so a compression bomb stops at the bound."""
+
+    max_bytes: int = 50 * 1024 * 1024  # all files, unpacked
+    max_files: int = 5000
+    max_upload_bytes: int = 50 * 1024 * 1024  # the archive as sent (RPC, web form)
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """``bot.toml``: how to start the bot and which games it plays."""
+
+    command: tuple[str, ...]  # run from the bot's own directory
+    games: tuple[str, ...]  # game names, or ("*",) for any
+    description: str = ""
+
+    def to_toml(self) -> str:
+        def quoted(text: str) -> str:
+            return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+        lines = [
+            f"command = [{', '.join(quoted(c) for c in self.command)}]",
+            f"games = [{', '.join(quoted(g) for g in self.games)}]",
+        ]
+        if self.description:
+            lines.append(f"description = {quoted(self.description)}")
+        return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class BotFile:
+    path: str  # relative POSIX path inside the bot's directory
+    data: bytes
+    executable: bool
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """A validated submission: its files (sorted by path), manifest and identity."""
+
+    files: tuple[BotFile, ...]
+    manifest: Manifest
+    sha256: str
+
+    @property
+    def size(self) -> int:
+        return sum(len(f.data) for f in self.files)
+
+    def archive(self) -> bytes:
+        """The canonical stored form: a gzip'd tar with fixed owners, times and modes,
+        so the same files always give the same bytes."""
+        raw = io.BytesIO()
+        with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+            for f in self.files:
+                info = tarfile.TarInfo(f.path)
+                info.size = len(f.data)
+                info.mode = 0o755 if f.executable else 0o644
+                info.mtime = 0
+                info.uname = info.gname = ""
+                tar.addfile(info, io.BytesIO(f.data))
+        return gzip.compress(raw.getvalue(), mtime=0)
+
+
+def content_hash(files: Iterable[BotFile]) -> str:
+    digest = hashlib.sha256()
+    for f in sorted(files, key=lambda f: f.path):
+        name = f.path.encode()
+        digest.update(b"%d:%s:%d:%d:" % (len(name), name, int(f.executable), len(f.data)))
+        digest.update(f.data)
+    return digest.hexdigest()
+
+
+# ---- reading submissions ------------------------------------------------------------
+
+
+def read_submission(
+    path: Path,
+    limits: ArtifactLimits = ArtifactLimits(),
+    command: Iterable[str] | None = None,
+    games: Iterable[str] | None = None,
+) -> Artifact:
+    """A directory, ``.zip`` or ``.tar.gz``/``.tgz`` holding a bot and its manifest.
+    ``command`` and ``games``, when given, override the manifest's."""
+    if path.is_dir():
+        files = list(_read_directory(path, limits))
+    elif path.is_file():
+        if path.stat().st_size > limits.max_upload_bytes:
+            raise SubmissionError(
+                f"{path} is {path.stat().st_size:,} bytes; the limit is {limits.max_upload_bytes:,}"
+            )
+        return read_archive(path.read_bytes(), limits, command=command, games=games)
+    else:
+        raise SubmissionError(f"{path}: no such file or directory")
+    return _artifact(files, command, games)
+
+
+def read_archive(
+    data: bytes,
+    limits: ArtifactLimits = ArtifactLimits(),
+    command: Iterable[str] | None = None,
+    games: Iterable[str] | None = None,
+) -> Artifact:
+    """An uploaded archive's bytes (zip or gzip'd tar, told apart by their magic)."""
+    if len(data) > limits.max_upload_bytes:
+        raise SubmissionError(
+            f"the archive is {len(data):,} bytes; the limit is {limits.max_upload_bytes:,}"
+        )
+    if data[:4] == b"PK\x03\x04" or data[:4] == b"PK\x05\x06":
+        files = _read_zip(data, limits)
+    elif data[:2] == b"\x1f\x8b":
+        files = _read_tar(data, limits)
+    else:
+        raise SubmissionError("not a .zip or .tar.gz archive")
+    return _artifact(files, command, games)
+
+
+def _artifact(
+    files: list[BotFile], command: Iterable[str] | None, games: Iterable[str] | None
+) -> Artifact:
+    by_path = {f.path: f for f in files}
+    manifest_file = by_path.get(MANIFEST_NAME)
+    if manifest_file is None:
+        raise SubmissionError(
+            f"no {MANIFEST_NAME} at the top of the bot's directory; it needs at least "
+            "'command = [...]' and 'games = [...]'"
+        )
+    manifest = parse_manifest(manifest_file.data, command=command, games=games)
+    _check_command(manifest, by_path)
+    ordered = tuple(sorted(files, key=lambda f: f.path))
+    return Artifact(ordered, manifest, content_hash(ordered))
+
+
+def parse_manifest(
+    text: bytes, command: Iterable[str] | None = None, games: Iterable[str] | None = None
+) -> Manifest:
+    try:
+        data = tomllib.loads(text.decode())
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise SubmissionError(f"{MANIFEST_NAME} is not valid TOML: {exc}") from exc
+    unknown = sorted(set(data) - {"command", "games", "description"})
+    if unknown:
+        raise SubmissionError(
+            f"{MANIFEST_NAME}: unknown keys {', '.join(unknown)} "
+            "(known: command, games, description)"
+        )
+    cmd = list(command) if command is not None else data.get("command")
+    if isinstance(cmd, str):
+        raise SubmissionError(f'{MANIFEST_NAME}: command is a list, e.g. ["python", "bot.py"]')
+    if not cmd or not all(isinstance(c, str) and c for c in cmd):
+        raise SubmissionError(
+            f'{MANIFEST_NAME}: command must be a non-empty list of strings, e.g. ["python", "bot.py"]'
+        )
+    wanted = list(games) if games is not None else data.get("games")
+    if isinstance(wanted, str):
+        wanted = [wanted]
+    if not wanted or not all(isinstance(g, str) for g in wanted):
+        raise SubmissionError(
+            f'{MANIFEST_NAME}: games must be a list of game names, e.g. ["gin_rummy"]'
+        )
+    bad = [g for g in wanted if g != "*" and g not in game_names()]
+    if bad:
+        raise SubmissionError(
+            f"{MANIFEST_NAME}: unknown game {bad[0]!r}; games: {', '.join(game_names())} or '*'"
+        )
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise SubmissionError(f"{MANIFEST_NAME}: description must be a string")
+    return Manifest(tuple(cmd), tuple(dict.fromkeys(wanted)), description)
+
+
+def _check_command(manifest: Manifest, files: dict[str, BotFile]) -> None:
+    """A program named by a relative path must be one of the bot's executable files; a
+    bare name (python, node, ...) is looked up on the sandbox's PATH when the bot starts."""
+    program = manifest.command[0]
+    if "/" not in program or program.startswith("/"):
+        return  # a runtime by name, or by its path on the machine that runs the bot
+    relative = _clean_path(program)
+    target = files.get(relative)
+    if target is None:
+        raise SubmissionError(f"the command's program {program!r} is not among the bot's files")
+    if not target.executable:
+        raise SubmissionError(
+            f"the command's program {program!r} is not executable (chmod +x it before packing)"
+        )
+
+
+def _clean_path(name: str) -> str:
+    """A member name as a relative POSIX path inside the bot's directory, or an error."""
+    if "\x00" in name or "\\" in name:
+        raise SubmissionError(f"{name!r}: file names may not hold NUL or backslash")
+    if name.startswith("/"):
+        raise SubmissionError(f"{name!r}: absolute paths are not allowed")
+    parts = [p for p in name.split("/") if p not in ("", ".")]
+    if not parts:
+        raise SubmissionError(f"{name!r}: an empty file name")
+    if ".." in parts:
+        raise SubmissionError(f"{name!r}: paths may not leave the bot's directory ('..')")
+    return "/".join(parts)
+
+
+class _Budget:
+    """Counts files and unpacked bytes against the limits as they are read."""
+
+    def __init__(self, limits: ArtifactLimits) -> None:
+        self.limits = limits
+        self.bytes = 0
+        self.files = 0
+
+    def read(self, name: str, stream: IO[bytes]) -> bytes:
+        self.files += 1
+        if self.files > self.limits.max_files:
+            raise SubmissionError(f"more than {self.limits.max_files:,} files")
+        out = bytearray()
+        while chunk := stream.read(_READ_CHUNK):
+            out += chunk
+            if self.bytes + len(out) > self.limits.max_bytes:
+                raise SubmissionError(
+                    f"the bot's files come to more than {self.limits.max_bytes:,} bytes "
+                    f"unpacked (at {name!r})"
+                )
+        self.bytes += len(out)
+        return bytes(out)
+
+
+def _with_links(regular: dict[str, BotFile], links: dict[str, str], what: str) -> list[BotFile]:
+    """Resolve links (member path -> target path, already inside the directory) to
+    copies of the regular files they name; anything else is refused."""
+    files = dict(regular)
+    for path, target in links.items():
+        seen = {path}
+        while target in links and target not in seen:  # a link to a link
+            seen.add(target)
+            target = links[target]
+        source = regular.get(target)
+        if source is None:
+            raise SubmissionError(
+                f"{path!r} is a {what} to {target!r}, which is not a file in the bot's directory"
+            )
+        files[path] = BotFile(path, source.data, source.executable)
+    return list(files.values())
+
+
+def _add(files: dict[str, BotFile], links: dict[str, str], path: str) -> None:
+    if path in files or path in links:
+        raise SubmissionError(f"{path!r} appears twice")
+
+
+def _link_target(path: str, target: str) -> str:
+    """Where a relative symlink at ``path`` points, lexically, inside the directory."""
+    if target.startswith("/"):
+        raise SubmissionError(f"{path!r} is a symlink out of the bot's directory ({target})")
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+    if joined == ".." or joined.startswith("../"):
+        raise SubmissionError(f"{path!r} is a symlink out of the bot's directory ({target})")
+    return _clean_path(joined)
+
+
+def _read_directory(root: Path, limits: ArtifactLimits) -> Iterator[BotFile]:
+    budget = _Budget(limits)
+    base = root.resolve()
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames.sort()
+        for name in [*sorted(filenames), *[d for d in dirnames if Path(dirpath, d).is_symlink()]]:
+            full = Path(dirpath, name)
+            relative = full.relative_to(root).as_posix()
+            info = full.lstat()
+            if stat.S_ISLNK(info.st_mode):
+                resolved = full.resolve()
+                if not resolved.is_relative_to(base):
+                    raise SubmissionError(
+                        f"{relative!r} is a symlink out of the bot's directory ({os.readlink(full)})"
+                    )
+                if not resolved.is_file():
+                    raise SubmissionError(
+                        f"{relative!r} is a symlink to something that is not a file"
+                    )
+                info = resolved.stat()
+                full = resolved
+            elif not stat.S_ISREG(info.st_mode):
+                raise SubmissionError(f"{relative!r} is not a regular file")
+            with full.open("rb") as stream:
+                data = budget.read(relative, stream)
+            yield BotFile(_clean_path(relative), data, bool(info.st_mode & 0o111))
+
+
+def _read_zip(data: bytes, limits: ArtifactLimits) -> list[BotFile]:
+    budget = _Budget(limits)
+    regular: dict[str, BotFile] = {}
+    links: dict[str, str] = {}
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        members = archive.infolist()
+        for info in members:
+            if info.is_dir():
+                continue
+            path = _clean_path(info.filename)
+            _add(regular, links, path)
+            mode = info.external_attr >> 16
+            if stat.S_ISLNK(mode):
+                with archive.open(info) as stream:
+                    target = stream.read(4096).decode(errors="replace")
+                links[path] = _link_target(path, target)
+                continue
+            if mode and stat.S_IFMT(mode) and not stat.S_ISREG(mode):
+                raise SubmissionError(f"{path!r} is not a regular file")
+            with archive.open(info) as stream:
+                regular[path] = BotFile(path, budget.read(path, stream), bool(mode & 0o111))
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError) as exc:
+        raise SubmissionError(f"a damaged or unsupported zip archive: {exc}") from exc
+    return _with_links(regular, links, "symlink")
+
+
+def _read_tar(data: bytes, limits: ArtifactLimits) -> list[BotFile]:
+    budget = _Budget(limits)
+    regular: dict[str, BotFile] = {}
+    links: dict[str, str] = {}
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
+            for member in archive:
+                if member.isdir():
+                    continue
+                path = _clean_path(member.name)
+                _add(regular, links, path)
+                if member.issym():
+                    links[path] = _link_target(path, member.linkname)
+                elif member.islnk():
+                    links[path] = _clean_path(member.linkname)
+                elif member.isreg():
+                    stream = archive.extractfile(member)
+                    assert stream is not None
+                    regular[path] = BotFile(
+                        path, budget.read(path, stream), bool(member.mode & 0o111)
+                    )
+                else:
+                    raise SubmissionError(f"{path!r} is not a regular file")
+    except (tarfile.TarError, EOFError, OSError) as exc:
+        raise SubmissionError(f"a damaged .tar.gz archive: {exc}") from exc
+    return _with_links(regular, links, "link")
+
+
+# ---- unpacking where a bot runs ------------------------------------------------------
+
+
+def unpack(archive: bytes, sha256: str, cache_dir: Path) -> Path:
+    """The artifact's files under ``cache_dir/<sha256>``, read-only, unpacked once.
+    The archive is checked against its hash first, so a damaged or altered store
+    cannot make a bot run other code than the one submitted."""
+    target = cache_dir / sha256
+    if target.is_dir():
+        return target
+    files = _read_tar(archive, ArtifactLimits(max_bytes=1 << 40, max_files=1 << 30))
+    if content_hash(files) != sha256:
+        raise SubmissionError(f"the stored artifact {sha256[:12]} does not match its hash")
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".unpack-", dir=cache_dir))
+    try:
+        for f in files:
+            out = staging / f.path
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(f.data)
+            out.chmod(0o555 if f.executable else 0o444)
+        for folder in sorted({p for f in files for p in (staging / f.path).parents}, reverse=True):
+            if folder.is_relative_to(staging):
+                folder.chmod(0o555)
+        try:
+            staging.rename(target)
+        except OSError:
+            if not target.is_dir():  # another process unpacked it first otherwise
+                raise
+    finally:
+        if staging.exists():
+            _remove_tree(staging)
+    return target
+
+
+def _remove_tree(path: Path) -> None:
+    for folder, _, _ in os.walk(path):
+        os.chmod(folder, 0o755)
+    shutil.rmtree(path)

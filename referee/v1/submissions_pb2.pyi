@@ -1,0 +1,39 @@
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable
+from typing import ClassVar as _ClassVar, Optional as _Optional
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class SubmitBotRequest(_message.Message):
+    __slots__ = ("name", "archive", "command", "games", "check")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ARCHIVE_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    CHECK_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    archive: bytes
+    command: _containers.RepeatedScalarFieldContainer[str]
+    games: _containers.RepeatedScalarFieldContainer[str]
+    check: bool
+    def __init__(self, name: _Optional[str] = ..., archive: _Optional[bytes] = ..., command: _Optional[_Iterable[str]] = ..., games: _Optional[_Iterable[str]] = ..., check: _Optional[bool] = ...) -> None: ...
+
+class SubmitBotResponse(_message.Message):
+    __slots__ = ("name", "version", "sha256", "size_bytes", "games", "command", "check_report")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    SHA256_FIELD_NUMBER: _ClassVar[int]
+    SIZE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_FIELD_NUMBER: _ClassVar[int]
+    CHECK_REPORT_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    version: int
+    sha256: str
+    size_bytes: int
+    games: _containers.RepeatedScalarFieldContainer[str]
+    command: _containers.RepeatedScalarFieldContainer[str]
+    check_report: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, name: _Optional[str] = ..., version: _Optional[int] = ..., sha256: _Optional[str] = ..., size_bytes: _Optional[int] = ..., games: _Optional[_Iterable[str]] = ..., command: _Optional[_Iterable[str]] = ..., check_report: _Optional[_Iterable[str]] = ...) -> None: ...

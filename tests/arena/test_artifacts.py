@@ -1,0 +1,239 @@
+"""Submitted bots as artifacts: manifests, archives from untrusted hands, hashes, unpacking."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import stat
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from arena.artifacts import (
+    ArtifactLimits,
+    SubmissionError,
+    read_archive,
+    read_submission,
+    unpack,
+)
+
+MANIFEST = b'command = ["python", "bot.py"]\ngames = ["gin_rummy"]\ndescription = "test"\n'
+BOT = b"print('hello')\n"
+
+
+def make_dir(root: Path, files: dict[str, bytes]) -> Path:
+    for name, data in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    return root
+
+
+def make_tar(members: list[tarfile.TarInfo], datas: list[bytes | None]) -> bytes:
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w:gz") as tar:
+        for info, data in zip(members, datas, strict=True):
+            tar.addfile(info, io.BytesIO(data) if data is not None else None)
+    return raw.getvalue()
+
+
+def tar_file(name: str, data: bytes, mode: int = 0o644) -> tuple[tarfile.TarInfo, bytes]:
+    info = tarfile.TarInfo(name)
+    info.size, info.mode = len(data), mode
+    return info, data
+
+
+def tar_link(name: str, target: str, kind: bytes = tarfile.SYMTYPE) -> tuple[tarfile.TarInfo, None]:
+    info = tarfile.TarInfo(name)
+    info.type, info.linkname = kind, target
+    return info, None
+
+
+def tar_of(*entries: tuple[tarfile.TarInfo, bytes | None]) -> bytes:
+    return make_tar([e[0] for e in entries], [e[1] for e in entries])
+
+
+def zip_of(files: dict[str, bytes], links: dict[str, str] | None = None) -> bytes:
+    raw = io.BytesIO()
+    with zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files.items():
+            info = zipfile.ZipInfo(name)
+            info.external_attr = (stat.S_IFREG | 0o644) << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, data)
+        for name, target in (links or {}).items():
+            info = zipfile.ZipInfo(name)
+            info.external_attr = (stat.S_IFLNK | 0o777) << 16
+            archive.writestr(info, target)
+    return raw.getvalue()
+
+
+def test_directory_zip_and_tar_give_one_hash(tmp_path: Path) -> None:
+    files = {"bot.toml": MANIFEST, "bot.py": BOT, "lib/helper.py": b"X = 1\n"}
+    from_dir = read_submission(make_dir(tmp_path / "d", files))
+    from_zip = read_archive(zip_of(files))
+    from_tar = read_archive(tar_of(*(tar_file(n, d) for n, d in files.items())))
+    assert from_dir.sha256 == from_zip.sha256 == from_tar.sha256
+    assert from_dir.manifest.command == ("python", "bot.py")
+    assert from_dir.manifest.games == ("gin_rummy",)
+    assert from_dir.manifest.description == "test"
+    assert [f.path for f in from_dir.files] == ["bot.py", "bot.toml", "lib/helper.py"]
+    # The stored form reads back to the same artifact, byte for byte the same archive.
+    again = read_archive(from_dir.archive())
+    assert again.sha256 == from_dir.sha256
+    assert again.archive() == from_dir.archive()
+
+
+def test_hash_changes_with_content_and_exec_bit(tmp_path: Path) -> None:
+    base = read_archive(zip_of({"bot.toml": MANIFEST, "bot.py": BOT}))
+    edited = read_archive(zip_of({"bot.toml": MANIFEST, "bot.py": BOT + b"#\n"}))
+    executable = read_archive(
+        tar_of(tar_file("bot.toml", MANIFEST), tar_file("bot.py", BOT, 0o755))
+    )
+    assert len({base.sha256, edited.sha256, executable.sha256}) == 3
+
+
+def test_flags_override_manifest(tmp_path: Path) -> None:
+    art = read_submission(
+        make_dir(tmp_path, {"bot.toml": MANIFEST, "bot.py": BOT}),
+        command=["node", "bot.js"],
+        games=["golf", "dingo"],
+    )
+    assert art.manifest.command == ("node", "bot.js")
+    assert art.manifest.games == ("golf", "dingo")
+
+
+@pytest.mark.parametrize(
+    ("manifest", "message"),
+    [
+        (b"command = 'python bot.py'\ngames = ['golf']\n", "command is a list"),
+        (b"command = []\ngames = ['golf']\n", "non-empty list"),
+        (b"command = ['python']\n", "games must be a list"),
+        (b"command = ['python']\ngames = ['chess']\n", "unknown game 'chess'"),
+        (b"command = ['python']\ngames = ['golf']\nentry = 1\n", "unknown keys entry"),
+        (b"command = [python\n", "not valid TOML"),
+        (b"\xff\xfe", "not valid TOML"),
+    ],
+)
+def test_bad_manifests_are_refused(manifest: bytes, message: str) -> None:
+    with pytest.raises(SubmissionError, match=message):
+        read_archive(zip_of({"bot.toml": manifest, "bot.py": BOT}))
+
+
+def test_program_by_path_must_be_an_executable_file() -> None:
+    manifest = b'command = ["./run"]\ngames = ["*"]\n'
+    with pytest.raises(SubmissionError, match="not among the bot's files"):
+        read_archive(tar_of(tar_file("bot.toml", manifest)))
+    with pytest.raises(SubmissionError, match="not executable"):
+        read_archive(tar_of(tar_file("bot.toml", manifest), tar_file("run", b"#!/bin/sh\n")))
+    ok = read_archive(
+        tar_of(tar_file("bot.toml", manifest), tar_file("run", b"#!/bin/sh\n", 0o755))
+    )
+    assert ok.manifest.games == ("*",)
+
+
+@pytest.mark.parametrize(
+    ("archive", "message"),
+    [
+        (b"just some text", "not a .zip or .tar.gz"),
+        (b"PK\x03\x04garbage", "damaged or unsupported zip"),
+        (b"\x1f\x8bgarbage", "damaged .tar.gz"),
+        (zip_of({"bot.py": BOT}), "no bot.toml"),
+        (zip_of({"bot.toml": MANIFEST, "/etc/passwd": b"x"}), "absolute paths"),
+        (zip_of({"bot.toml": MANIFEST, "../escape.py": b"x"}), "leave the bot's directory"),
+        (zip_of({"bot.toml": MANIFEST, "a/../../escape.py": b"x"}), "leave the bot's directory"),
+        (zip_of({"bot.toml": MANIFEST}, {"secrets": "/etc/shadow"}), "symlink out"),
+        (zip_of({"bot.toml": MANIFEST}, {"up": "../../arena.db"}), "symlink out"),
+        (tar_of(tar_file("bot.toml", MANIFEST), tar_link("db", "/work/arena.db")), "symlink out"),
+        (tar_of(tar_file("bot.toml", MANIFEST), tar_link("x", "../x")), "symlink out"),
+        (
+            tar_of(tar_file("bot.toml", MANIFEST), tar_link("x", "/etc/passwd", tarfile.LNKTYPE)),
+            "absolute",
+        ),
+        (tar_of(tar_file("bot.toml", MANIFEST), tar_link("x", "missing.py")), "not a file"),
+        (tar_of(tar_file("bot.toml", MANIFEST), tar_file("bot.toml", MANIFEST)), "appears twice"),
+    ],
+)
+def test_malformed_archives_are_refused(archive: bytes, message: str) -> None:
+    with pytest.raises(SubmissionError, match=message):
+        read_archive(archive)
+
+
+def test_devices_and_fifos_are_refused() -> None:
+    fifo = tarfile.TarInfo("pipe")
+    fifo.type = tarfile.FIFOTYPE
+    with pytest.raises(SubmissionError, match="not a regular file"):
+        read_archive(tar_of(tar_file("bot.toml", MANIFEST), (fifo, None)))
+
+
+def test_links_inside_the_directory_become_copies() -> None:
+    art = read_archive(
+        tar_of(
+            tar_file("bot.toml", MANIFEST), tar_file("bot.py", BOT), tar_link("alias.py", "bot.py")
+        )
+    )
+    assert {f.path: f.data for f in art.files}["alias.py"] == BOT
+
+
+def test_size_limits_count_unpacked_bytes_not_headers() -> None:
+    bomb = b"\0" * (3 * 1024 * 1024)  # compresses to a few KB
+    archive = zip_of({"bot.toml": MANIFEST, "bomb.bin": bomb})
+    assert len(archive) < 64 * 1024
+    with pytest.raises(SubmissionError, match="more than 1,048,576 bytes unpacked"):
+        read_archive(archive, ArtifactLimits(max_bytes=1024 * 1024))
+    with pytest.raises(SubmissionError, match="the limit is 1,000"):
+        read_archive(archive, ArtifactLimits(max_upload_bytes=1000))
+    many = zip_of({"bot.toml": MANIFEST, **{f"f{i}.txt": b"x" for i in range(20)}})
+    with pytest.raises(SubmissionError, match="more than 10 files"):
+        read_archive(many, ArtifactLimits(max_files=10))
+
+
+def test_tar_member_over_the_budget_stops_reading() -> None:
+    archive = tar_of(tar_file("bot.toml", MANIFEST), tar_file("big.bin", b"\0" * 5000))
+    with pytest.raises(SubmissionError, match=r"at 'big\.bin'"):
+        read_archive(archive, ArtifactLimits(max_bytes=4000))
+
+
+def test_directory_symlinks(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret")
+    bot = make_dir(tmp_path / "bot", {"bot.toml": MANIFEST, "bot.py": BOT})
+    os.symlink("bot.py", bot / "alias.py")
+    assert {f.path for f in read_submission(bot).files} == {"bot.toml", "bot.py", "alias.py"}
+    os.symlink(outside, bot / "leak.txt")
+    with pytest.raises(SubmissionError, match="symlink out"):
+        read_submission(bot)
+
+
+def test_missing_path(tmp_path: Path) -> None:
+    with pytest.raises(SubmissionError, match="no such file"):
+        read_submission(tmp_path / "nope")
+
+
+def test_unpack_is_read_only_and_checked(tmp_path: Path) -> None:
+    art = read_archive(
+        tar_of(tar_file("bot.toml", MANIFEST), tar_file("bin/run", b"#!/bin/sh\n", 0o755))
+    )
+    where = unpack(art.archive(), art.sha256, tmp_path / "cache")
+    assert where.name == art.sha256
+    assert (where / "bin" / "run").read_bytes() == b"#!/bin/sh\n"
+    assert os.stat(where / "bin" / "run").st_mode & 0o777 == 0o555
+    assert os.stat(where / "bot.toml").st_mode & 0o777 == 0o444
+    assert os.stat(where / "bin").st_mode & 0o777 == 0o555
+    assert unpack(art.archive(), art.sha256, tmp_path / "cache") == where  # once
+    # An archive that does not match the hash it is stored under is refused.
+    other = read_archive(zip_of({"bot.toml": MANIFEST, "bot.py": BOT}))
+    with pytest.raises(SubmissionError, match="does not match its hash"):
+        unpack(other.archive(), art.sha256[:-1] + "0", tmp_path / "cache2")
+    assert not (tmp_path / "cache2" / (art.sha256[:-1] + "0")).exists()
+
+
+def test_archive_is_deterministic() -> None:
+    art = read_archive(zip_of({"bot.toml": MANIFEST, "bot.py": BOT}))
+    blob = art.archive()
+    assert blob == art.archive()
+    with tarfile.open(fileobj=io.BytesIO(gzip.decompress(blob))) as tar:
+        assert {m.mtime for m in tar.getmembers()} == {0}

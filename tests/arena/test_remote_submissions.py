@@ -1,0 +1,190 @@
+"""Submitting from elsewhere: the SubmitBot RPC of a real `arena serve --db` process, and
+the upload form of `arena web` in headless Chromium. Both refuse a missing or wrong
+submitter token, another submitter's bot name and malformed archives, storing nothing."""
+
+from __future__ import annotations
+
+import io
+import sqlite3
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+
+from arena.web.server import make_server
+from referee.v1 import submissions_pb2 as pb
+from referee.v1 import submissions_pb2_grpc as pb_grpc
+from tests.conftest import ROOT, arena
+from tests.watching.helpers import CHROMIUM, CHROMIUM_ARGS, browser_missing
+
+BOT = b"from referee.client import run_bot\nrun_bot(lambda o, legal: legal[0], name='z')\n"
+
+
+def bot_zip(manifest: str | None = None, extra: dict[str, bytes] | None = None) -> bytes:
+    raw = io.BytesIO()
+    with zipfile.ZipFile(raw, "w") as z:
+        z.writestr("bot.py", BOT)
+        if manifest is not False:
+            z.writestr(
+                "bot.toml",
+                manifest or f'command = ["{sys.executable}", "bot.py"]\ngames = ["golf"]\n',
+            )
+        for name, data in (extra or {}).items():
+            z.writestr(name, data)
+    return raw.getvalue()
+
+
+def stored(db: Path) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("select name, version, submitter from bot_versions").fetchall()
+
+
+@pytest.fixture
+def submissions_server(tmp_path: Path) -> Iterator[tuple[Path, str, str, str]]:
+    """`arena serve --db` with two submitters; yields (db, address, alice's, bob's token)."""
+    db = tmp_path / "arena.db"
+    alice = arena(db, "submitters", "add", "alice").stdout.split()[-1]
+    bob = arena(db, "submitters", "add", "bob").stdout.split()[-1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "serve", "--port", "0", "--db", str(db)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert line.startswith("referee listening on "), line
+    yield db, line.split()[-1], alice, bob
+    proc.terminate()
+    proc.wait(10)
+
+
+def submit(address: str, token: str | None, **fields: Any) -> pb.SubmitBotResponse:
+    metadata = [("x-submitter-token", token)] if token is not None else []
+    with grpc.insecure_channel(address) as channel:
+        stub = pb_grpc.SubmissionServiceStub(channel)
+        reply: pb.SubmitBotResponse = stub.SubmitBot(
+            pb.SubmitBotRequest(**fields), metadata=metadata, timeout=120
+        )
+        return reply
+
+
+def test_submit_bot_rpc(submissions_server: tuple[Path, str, str, str]) -> None:
+    db, address, alice, bob = submissions_server
+    reply = submit(address, alice, name="zbot", archive=bot_zip())
+    assert (reply.name, reply.version, list(reply.games)) == ("zbot", 1, ["golf"])
+    assert len(reply.sha256) == 64
+
+    refusals = [
+        (None, {"name": "zbot", "archive": bot_zip()}, grpc.StatusCode.UNAUTHENTICATED, "token"),
+        ("wrong", {"name": "zbot", "archive": bot_zip()}, grpc.StatusCode.UNAUTHENTICATED, "token"),
+        (bob, {"name": "zbot", "archive": bot_zip()}, grpc.StatusCode.PERMISSION_DENIED, "alice"),
+        (bob, {"name": "b", "archive": b"nope"}, grpc.StatusCode.INVALID_ARGUMENT, "not a .zip"),
+        (
+            bob,
+            {"name": "b", "archive": bot_zip(False)},
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "no bot.toml",
+        ),
+        (
+            bob,
+            {"name": "b", "archive": bot_zip(extra={"../x": b"x"})},
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "leave the bot's directory",
+        ),
+        (bob, {"name": "b d", "archive": bot_zip()}, grpc.StatusCode.INVALID_ARGUMENT, "bot name"),
+    ]
+    for token, fields, code, words in refusals:
+        with pytest.raises(grpc.RpcError) as caught:
+            submit(address, token, **fields)
+        assert caught.value.code() == code, fields
+        assert words in (caught.value.details() or "")
+    assert stored(db) == [("zbot", 1, "alice")]
+
+    # With check, a bot that cannot play is refused and nothing is stored.
+    raw = io.BytesIO()
+    with zipfile.ZipFile(raw, "w") as z:
+        z.writestr("bot.py", "raise SystemExit('no')\n")
+        z.writestr("bot.toml", f'command = ["{sys.executable}", "bot.py"]\ngames = ["golf"]\n')
+    broken = raw.getvalue()
+    with pytest.raises(grpc.RpcError) as caught:
+        submit(address, bob, name="broken", archive=broken, check=True)
+    assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "problem golf" in (caught.value.details() or "")
+    reply = submit(address, alice, name="zbot", archive=bot_zip(), check=True)
+    assert reply.version == 2 and any(line.startswith("ok golf") for line in reply.check_report)
+    assert stored(db) == [("zbot", 1, "alice"), ("zbot", 2, "alice")]
+
+
+@pytest.fixture
+def web(tmp_path: Path) -> Iterator[tuple[Path, str, str, str]]:
+    """`arena web` on a free port; yields (db, base URL, alice's token, bob's token)."""
+    db = tmp_path / "arena.db"
+    alice = arena(db, "submitters", "add", "alice").stdout.split()[-1]
+    bob = arena(db, "submitters", "add", "bob").stdout.split()[-1]
+    server = make_server(db, port=0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield db, f"http://127.0.0.1:{server.server_address[1]}", alice, bob
+    server.shutdown()
+
+
+def test_upload_refuses_oversize_before_reading(web: tuple[Path, str, str, str]) -> None:
+    db, base, token, _ = web
+    request = urllib.request.Request(
+        base + "/api/submit",
+        data=b"x" * 10,
+        headers={"Content-Length": str(10**10), "X-Submitter-Token": token, "X-Bot-Name": "a"},
+        method="POST",
+    )
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(request, timeout=30)
+    assert caught.value.code == 413
+    assert stored(db) == []
+
+
+def test_upload_form_in_chromium(web: tuple[Path, str, str, str], tmp_path: Path) -> None:
+    reason = browser_missing()
+    if reason is not None:
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    db, base, token, bob = web
+    good = tmp_path / "bot.zip"
+    good.write_bytes(bot_zip())
+    bad = tmp_path / "bad.zip"
+    bad.write_bytes(b"not an archive")
+
+    def send(page: Any, name: str, token: str, archive: Path) -> str:
+        page.goto(base + "/submit")
+        page.fill("#name", name)
+        page.fill("#token", token)
+        page.set_input_files("#archive", str(archive))
+        page.click("#send")
+        page.wait_for_function("document.getElementById('result').className !== ''")
+        text: str = page.inner_text("#result")
+        return text
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        assert send(page, "webbot", "wrong-token", good).startswith("refused: a missing or unknown")
+        assert send(page, "webbot", token, bad) == "refused: not a .zip or .tar.gz archive"
+        accepted = send(page, "webbot", token, good)
+        assert accepted.startswith("accepted webbot@1 (sha256 ")
+        assert page.get_attribute("#result", "class") == "ok"
+        taken = send(page, "webbot", bob, good)
+        assert (
+            taken
+            == "refused: the bot name 'webbot' belongs to submitter 'alice'; choose another name"
+        )
+        browser.close()
+    assert stored(db) == [("webbot", 1, "alice")]

@@ -1,0 +1,245 @@
+"""Submitted bots end to end through the CLI: stored copies, versions rated apart,
+removal that keeps history, refusals that store nothing, owners, and resume."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import sqlite3
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from arena.runner import create_tournament, run_tournament
+from arena.store import Store
+from tests.conftest import arena
+
+BOT_SOURCE = """
+import sys
+from referee.client import run_bot
+
+def choose(observation, legal_actions):
+    sys.stderr.write("MARK {mark}\\n")
+    return legal_actions[0]
+
+if __name__ == "__main__":
+    run_bot(choose, name="marked")
+"""
+MANIFEST = 'command = ["{python}", "bot.py"]\ngames = ["gin_rummy"]\n'
+RULES = ["--rules", "max_hands=1"]
+
+
+def write_bot(folder: Path, mark: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "bot.py").write_text(BOT_SOURCE.format(mark=mark))
+    (folder / "bot.toml").write_text(MANIFEST.format(python=sys.executable))
+    return folder
+
+
+def add_random(db: Path) -> None:
+    """The random sample bot as a plain command named 'rnd'."""
+    arena(
+        db,
+        "bots",
+        "add",
+        "rnd",
+        "--game",
+        "gin_rummy",
+        "--",
+        sys.executable,
+        "-m",
+        "sample_bots.random_bot",
+    )
+
+
+def rows(db: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute(sql, args).fetchall()
+
+
+def play(db: Path, bots: str) -> dict[str, Any]:
+    out = arena(
+        db,
+        "tournament",
+        "run",
+        "--game",
+        "gin_rummy",
+        "--bots",
+        bots,
+        "--rounds",
+        "1",
+        *RULES,
+        "--json",
+    )
+    result: dict[str, Any] = json.loads(out.stdout)
+    return result
+
+
+def marks(db: Path, entrant: str) -> set[str]:
+    """The MARK words a bot version wrote to stderr, as stored in its matches' replays."""
+    store = Store(db)
+    return {
+        word
+        for m in store.matches(entrant=entrant)
+        for word in re.findall(r"MARK (\w+)", store.replay_text(m["id"]))
+    }
+
+
+def test_submitted_bot_plays_its_stored_code_and_versions_rate_apart(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    source = write_bot(tmp_path / "src", "one")
+    add_random(db)
+    out = arena(db, "bots", "submit", "marked", str(source))
+    assert "submitted marked@1" in out.stdout
+    # The author edits, then deletes, the source: the arena keeps playing what it stored.
+    write_bot(source, "edited")
+    play(db, "marked,rnd")
+    (source / "bot.py").unlink()
+    play(db, "marked,rnd")
+    assert marks(db, "marked@1") == {"one"}
+    assert rows(db, "select count(*) from matches m where m.entrants like '%marked@1%'")[0][0] == 4
+
+    # A second submission is version 2, rated apart from version 1.
+    arena(db, "bots", "submit", "marked", str(write_bot(tmp_path / "src2", "two")))
+    play(db, "marked,rnd")
+    assert marks(db, "marked@2") == {"two"}
+    board = json.loads(arena(db, "leaderboard", "--game", "gin_rummy", *RULES, "--json").stdout)
+    names = {r["entrant"] for r in board["leaderboard"]}
+    assert {"marked@1", "marked@2", "rnd"} <= names
+    latest = json.loads(
+        arena(db, "leaderboard", "--game", "gin_rummy", *RULES, "--latest", "--json").stdout
+    )["leaderboard"]
+    assert sorted(r["entrant"] for r in latest) == ["marked@2", "rnd"]
+    [row] = [r for r in latest if r["entrant"] == "marked@2"]
+    [old] = [r for r in board["leaderboard"] if r["entrant"] == "marked@1"]
+    assert row["history"] == [f"@1 {old['conservative']:.1f}"]
+
+    # Every match records the exact versions and their hashes.
+    sha1, sha2 = (
+        rows(db, "select sha256 from bot_versions where name='marked' and version=?", v)[0][0]
+        for v in (1, 2)
+    )
+    assert sha1 != sha2
+    for entrants, artifacts in rows(db, "select entrants, artifacts from matches"):
+        for name, sha in zip(json.loads(entrants), json.loads(artifacts), strict=True):
+            assert sha == {"marked@1": sha1, "marked@2": sha2}.get(name)
+
+    # Listings say which bots are submitted, with version, hash, size and submitter.
+    listed = json.loads(arena(db, "bots", "list", "--json").stdout)
+    by_name = {r.get("ref", r["name"]): r for r in listed}
+    assert by_name["rnd"]["kind"] == "command"
+    assert by_name["marked@2"]["sha256"] == sha2
+    assert by_name["marked@2"]["submitter"] == "operator"
+    shown = json.loads(arena(db, "bots", "show", "marked@1", "--json").stdout)
+    assert shown[0]["matches"] == 4 and shown[0]["version"] == 1
+
+
+def test_remove_keeps_history_and_stops_scheduling(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    add_random(db)
+    arena(db, "bots", "submit", "marked", str(write_bot(tmp_path / "v1", "one")))
+    arena(db, "bots", "submit", "marked", str(write_bot(tmp_path / "v2", "two")))
+    play(db, "marked@1,rnd")
+    before = rows(db, "select entrant, mu from ratings order by entrant")
+    arena(db, "bots", "remove", "marked@1")
+    refused = arena(
+        db,
+        "tournament",
+        "run",
+        "--game",
+        "gin_rummy",
+        "--bots",
+        "marked@1,rnd",
+        *RULES,
+        check=False,
+    )
+    assert refused.returncode != 0 and "removed" in refused.stderr
+    # NAME now means the latest version not removed.
+    play(db, "marked,rnd")
+    assert rows(db, "select count(*) from results where entrant = 'marked@2'")[0][0] == 2
+    assert rows(db, "select count(*) from results where entrant = 'marked@1'")[0][0] == 2
+    after = dict(rows(db, "select entrant, mu from ratings"))
+    assert after["marked@1"] == dict(before)["marked@1"]
+    assert rows(db, "select removed from bot_versions order by version") == [(1,), (0,)]
+    # A plain bot can be removed too, and its results stay.
+    arena(db, "bots", "remove", "rnd")
+    assert rows(db, "select removed from entrants where name = 'rnd'") == [(1,)]
+    assert rows(db, "select count(*) from results where entrant = 'rnd'")[0][0] == 4
+
+
+def test_refused_submissions_store_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    arena(db, "bots", "list")
+    no_manifest = tmp_path / "nomanifest"
+    no_manifest.mkdir()
+    (no_manifest / "bot.py").write_text("x = 1\n")
+    not_archive = tmp_path / "bot.zip"
+    not_archive.write_text("hello")
+    escaping = tmp_path / "escape.zip"
+    with zipfile.ZipFile(escaping, "w") as z:
+        z.writestr("bot.toml", MANIFEST.format(python="python"))
+        z.writestr("../../etc/cron.d/x", "boom")
+    cases = [
+        (no_manifest, "no bot.toml"),
+        (not_archive, "not a .zip or .tar.gz"),
+        (escaping, "leave the bot's directory"),
+        (tmp_path / "missing", "no such file"),
+    ]
+    for path, message in cases:
+        done = arena(db, "bots", "submit", "bad", str(path), check=False)
+        assert done.returncode == 2, done.stdout
+        assert message in done.stderr
+    done = arena(
+        db, "bots", "submit", "bad name!", str(write_bot(tmp_path / "ok", "x")), check=False
+    )
+    assert done.returncode == 2 and "bot name" in done.stderr
+    assert rows(db, "select count(*) from bot_versions") == [(0,)]
+    assert rows(db, "select count(*) from artifacts") == [(0,)]
+
+
+def test_a_name_belongs_to_its_first_submitter(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    token = arena(db, "submitters", "add", "alice").stdout.strip().splitlines()[-1]
+    assert len(token) >= 32
+    assert rows(db, "select token_sha256 from submitters")[0][0] != token  # stored hashed
+    source = str(write_bot(tmp_path / "b", "x"))
+    arena(db, "bots", "submit", "alicebot", source, "--submitter", "alice")
+    taken = arena(db, "bots", "submit", "alicebot", source, check=False)
+    assert taken.returncode == 2 and "belongs to submitter 'alice'" in taken.stderr
+    clash = arena(db, "bots", "add", "alicebot", "--game", "golf", "--", "true", check=False)
+    assert clash.returncode == 2 and "submitted bot" in clash.stderr
+    arena(db, "bots", "submit", "alicebot", source, "--submitter", "alice")
+    assert rows(db, "select version, submitter from bot_versions") == [(1, "alice"), (2, "alice")]
+    # Same content twice is one artifact.
+    assert rows(db, "select count(*) from artifacts") == [(1,)]
+
+
+def test_check_refuses_a_failing_submission(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    broken = write_bot(tmp_path / "broken", "x")
+    (broken / "bot.py").write_text("import sys\nsys.exit('cannot start')\n")
+    done = arena(db, "bots", "submit", "broken", str(broken), "--check", check=False)
+    assert done.returncode == 2
+    assert "failed its check" in done.stderr and "problem gin_rummy" in done.stdout
+    assert rows(db, "select count(*) from bot_versions") == [(0,)]
+    ok = arena(db, "bots", "submit", "good", str(write_bot(tmp_path / "good", "g")), "--check")
+    assert "ok gin_rummy" in ok.stdout and "submitted good@1" in ok.stdout
+
+
+def test_resume_plays_the_versions_it_started_with(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    add_random(db)
+    arena(db, "bots", "submit", "marked", str(write_bot(tmp_path / "v1", "one")))
+    store = Store(db)
+    record = create_tournament(
+        store, "gin_rummy", ["marked", "rnd"], {"max_hands": "1"}, 1, 5, 1, None, {}
+    )
+    assert record.bots == ("marked@1", "rnd")
+    # A new version arrives before the tournament is played (or resumed).
+    arena(db, "bots", "submit", "marked", str(write_bot(tmp_path / "v2", "two")))
+    summary = asyncio.run(run_tournament(store, record.id))
+    assert summary.played == 2
+    assert {e for (e,) in rows(db, "select distinct entrant from results")} == {"marked@1", "rnd"}
+    assert marks(db, "marked@1") == {"one"}
