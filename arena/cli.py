@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from arena import checks, runner, watching
+from arena import checks, runner, sandbox, watching
 from arena.artifacts import Artifact, SubmissionError, read_submission
 from arena.leaderboard import latest_versions, leaderboard
 from arena.schedule import ScheduleError
@@ -56,8 +56,10 @@ RulesOption = Annotated[
     list[str] | None,
     typer.Option("--rules", help="Rule option key=value (repeat, or several separated by spaces)."),
 ]
+SANDBOX_HELP = "auto | bwrap | none: how bot processes are confined (docs/security.md)."
 DEFAULT_DB = Path("arena.db")
 USER_ERRORS = (
+    sandbox.SandboxError,
     StoreError,
     RulesError,
     UnknownGame,
@@ -68,6 +70,17 @@ USER_ERRORS = (
     SubmissionError,
     SubmissionRefused,
 )
+
+
+def _sandbox(mode: str, demo: bool = False) -> sandbox.Sandbox:
+    """The sandbox for ``mode``, or a clear error; says so when bots will run unconfined."""
+    try:
+        box = sandbox.resolve(mode, demo=demo)
+    except sandbox.SandboxError as exc:
+        raise _fail(str(exc)) from exc
+    if box.note:
+        err.print(f"[yellow]note:[/] {box.note}", highlight=False)
+    return box
 
 
 def _fail(message: str) -> typer.Exit:
@@ -204,6 +217,7 @@ def bots_submit(
         bool, typer.Option("--check", help="Play a short match per game first; refuse on failure.")
     ] = False,
     move_seconds: Annotated[float, typer.Option(help="Time per decision for --check.")] = 5.0,
+    sandbox_mode: Annotated[str, typer.Option("--sandbox", help=SANDBOX_HELP)] = "auto",
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Submit a bot: arena bots submit NAME PATH [--game G] [-- COMMAND...]. Its files are
@@ -212,7 +226,7 @@ def bots_submit(
     try:
         artifact = read_submission(path, command=list(ctx.args) or None, games=game)
         if check:
-            _check_submission(name, artifact, move_seconds)
+            _check_submission(name, artifact, move_seconds, _sandbox(sandbox_mode))
         entrant = store.submit_bot(name, artifact, submitter)
     except USER_ERRORS as exc:
         raise _fail(str(exc)) from exc
@@ -224,9 +238,11 @@ def bots_submit(
     )
 
 
-def _check_submission(name: str, artifact: Artifact, move_seconds: float) -> None:
+def _check_submission(
+    name: str, artifact: Artifact, move_seconds: float, box: sandbox.Sandbox
+) -> None:
     """bots check on a submission before it is stored; a failure refuses it."""
-    reports = checks.check_artifact(name, artifact, move_seconds)
+    reports = checks.check_artifact(name, artifact, move_seconds, box)
     _print_check_reports(name, reports)
     if not reports or not all(r.ok for r in reports):
         raise SubmissionError(f"{name} failed its check; nothing was stored")
@@ -307,6 +323,7 @@ def bots_check(
         list[str] | None, typer.Option("--game", help="Check only this game (repeat).")
     ] = None,
     move_seconds: Annotated[float, typer.Option(help="Time per decision.")] = 5.0,
+    sandbox_mode: Annotated[str, typer.Option("--sandbox", help=SANDBOX_HELP)] = "auto",
     db: DbOption = DEFAULT_DB,
     as_json: JsonOption = False,
 ) -> None:
@@ -320,7 +337,8 @@ def bots_check(
         MatchConfig(move_seconds=move_seconds)  # refuses nan, inf, 0 and negatives
     except USER_ERRORS as exc:
         raise _fail(str(exc)) from exc
-    reports = checks.run_checks(entrant, game, move_seconds)
+    box = _sandbox(sandbox_mode)
+    reports = checks.run_checks(entrant, game, move_seconds, box, _database_files(db))
     if as_json:
         _print_json([dataclasses.asdict(r) for r in reports])
     else:
@@ -348,7 +366,14 @@ def _print_check_reports(name: str, reports: list[checks.CheckReport]) -> None:
 # ---- tournaments -----------------------------------------------------------------
 
 
-def _run(store: Store, tournament_id: int, quiet: bool = False) -> runner.RunSummary:
+def _database_files(db: Path) -> tuple[str, ...]:
+    path = str(db.resolve())
+    return tuple(path + suffix for suffix in ("", "-wal", "-shm", "-journal"))
+
+
+def _run(
+    store: Store, tournament_id: int, quiet: bool = False, box: sandbox.Sandbox | None = None
+) -> runner.RunSummary:
     record = store.tournament(tournament_id)
     columns = (
         TextColumn(f"tournament {tournament_id} · {record.game}"),
@@ -372,7 +397,9 @@ def _run(store: Store, tournament_id: int, quiet: bool = False) -> runner.RunSum
             progress.update(task, completed=p.done, last=last)
 
         try:
-            summary = asyncio.run(runner.run_tournament(store, tournament_id, on_progress))
+            summary = asyncio.run(
+                runner.run_tournament(store, tournament_id, on_progress, sandbox=box)
+            )
         except KeyboardInterrupt:
             err.print(f"interrupted: resume with [bold]arena tournament resume {tournament_id}[/]")
             raise typer.Exit(130) from None
@@ -391,7 +418,12 @@ def tournament_run(
     bots: Annotated[str, typer.Option(help="Comma-separated bot names.")],
     rounds: Annotated[int, typer.Option(help="Repetitions of the whole round robin.")] = 1,
     concurrency: Annotated[int, typer.Option(help="Matches played at once.")] = 2,
-    seed: Annotated[int, typer.Option(help="Seed of the deals.")] = 1,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="Make the deals reproducible: anyone who knows the seed can rebuild them."
+        ),
+    ] = None,
     seats: Annotated[
         int | None, typer.Option(help="Seats per match (default: the game's minimum).")
     ] = None,
@@ -407,10 +439,15 @@ def tournament_run(
         float | None, typer.Option(help="Memory per bot (all its processes).")
     ] = 1024.0,
     bot_output_kb: Annotated[int, typer.Option(help="Stderr kept per bot per match.")] = 64,
+    bot_max_processes: Annotated[
+        int | None, typer.Option(help="Processes and threads per bot (all of them).")
+    ] = 128,
+    sandbox_mode: Annotated[str, typer.Option("--sandbox", help=SANDBOX_HELP)] = "auto",
     db: DbOption = DEFAULT_DB,
     as_json: JsonOption = False,
 ) -> None:
     """Run a round-robin tournament and print its leaderboard."""
+    box = _sandbox(sandbox_mode)
     store = _open(db)
     settings = {
         "move_seconds": move_seconds,
@@ -420,6 +457,8 @@ def tournament_run(
         "bot_cpu_seconds": bot_cpu_seconds,
         "bot_memory_mb": bot_memory_mb,
         "bot_output_bytes": bot_output_kb * 1024,
+        "bot_max_processes": bot_max_processes,
+        "sandbox": box.mode,
     }
     try:
         record = runner.create_tournament(
@@ -435,13 +474,18 @@ def tournament_run(
         )
     except USER_ERRORS as exc:
         raise _fail(str(exc)) from exc
-    summary = _run(store, record.id, quiet=as_json)
+    summary = _run(store, record.id, quiet=as_json, box=box)
     _show_leaderboard(store, record.game, record.rules_key, as_json, summary)
 
 
 @tournament_app.command("resume")
 def tournament_resume(
-    tournament_id: int, db: DbOption = DEFAULT_DB, as_json: JsonOption = False
+    tournament_id: int,
+    sandbox_mode: Annotated[
+        str | None, typer.Option("--sandbox", help=SANDBOX_HELP + " Default: as stored.")
+    ] = None,
+    db: DbOption = DEFAULT_DB,
+    as_json: JsonOption = False,
 ) -> None:
     """Finish a tournament that was stopped: finished matches are not played again."""
     store = _open(db)
@@ -449,7 +493,13 @@ def tournament_resume(
         record = store.tournament(tournament_id)
     except StoreError as exc:
         raise _fail(str(exc)) from exc
-    summary = _run(store, tournament_id, quiet=as_json)
+    box = _sandbox(sandbox_mode or record.settings.get("sandbox", "auto"))
+    if box.mode != record.settings.get("sandbox"):
+        store.set_tournament_settings(tournament_id, {**record.settings, "sandbox": box.mode})
+    try:
+        summary = _run(store, tournament_id, quiet=as_json, box=box)
+    except runner.TournamentError as exc:
+        raise _fail(str(exc)) from exc
     _show_leaderboard(store, record.game, record.rules_key, as_json, summary)
 
 
@@ -868,13 +918,20 @@ def ensure_sample_bots(store: Store) -> list[str]:
 def demo(
     rounds: Annotated[int, typer.Option(help="Repetitions of the round robin.")] = 5,
     concurrency: Annotated[int, typer.Option(help="Matches at once.")] = 2,
-    seed: Annotated[int, typer.Option(help="Seed of the deals.")] = 2026,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="Make the deals reproducible: anyone who knows the seed can rebuild them."
+        ),
+    ] = None,
+    sandbox_mode: Annotated[str, typer.Option("--sandbox", help=SANDBOX_HELP)] = "auto",
     replays: Annotated[
         Path, typer.Option(help="Folder the demo's replays are exported to.")
     ] = Path("replays"),
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """The main job on defaults: the sample bots play a Gin Rummy round robin."""
+    box = _sandbox(sandbox_mode, demo=True)
     store = _open(db)
     bots = ensure_sample_bots(store)
     gin_bots = [b for b in bots if store.entrant(b).plays("gin_rummy")]
@@ -892,9 +949,10 @@ def demo(
             "time_bank_seconds": 0.0,
             "fault_policy": "forfeit",
             "max_strikes": 3,
+            "sandbox": box.mode,
         },
     )
-    summary = _run(store, record.id)
+    summary = _run(store, record.id, box=box)
     _show_leaderboard(store, record.game, record.rules_key, False, summary)
     folder = replays / f"tournament-{record.id}"
     folder.mkdir(parents=True, exist_ok=True)

@@ -1,25 +1,31 @@
 """Runs a tournament: launches bot processes once and reuses them, plays the scheduled
 matches concurrently through an in-process referee, and stores each match as it finishes.
 
-Bots connect to the referee over a Unix socket in a private temporary directory.
-Each bot process gets its own player token (ARENA_TOKEN) and the referee seats it
-in one match after another. A process that dies faults only the match it was in;
-the next match that needs its entrant launches a fresh one.
+Bots connect to the referee over a Unix socket in a private temporary directory, from
+the sandbox the tournament stores (``settings["sandbox"]``). Each bot process gets its own
+player token (ARENA_TOKEN) and the referee seats it in one match after another; the
+referee's admin RPCs need a random admin token that no bot ever sees. A process that dies
+faults only the match it was in; the next match that needs its entrant launches a fresh one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
+import os
+import secrets
 import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from arena.bots import BotLaunchError, BotLimits, BotPool
+from arena.bots import BotLaunchError, BotLimits, BotLog, BotPool, MatchSeat
 from arena.rating import compute_ratings
-from arena.schedule import MatchPlan, round_robin
-from arena.store import Store, TournamentRecord
+from arena.sandbox import SANDBOX_MODES, Sandbox, resolve
+from arena.schedule import MatchPlan, bot_seed, round_robin, tournament_secret
+from arena.store import Store, StoreError, TournamentRecord
 from referee.game import get_game, parse_rules
 from referee.match import MatchConfig, MatchResult
 from referee.replay import now_iso, with_bot_logs
@@ -56,6 +62,7 @@ def settings_limits(settings: dict[str, Any]) -> BotLimits:
         cpu_seconds=settings.get("bot_cpu_seconds", defaults.cpu_seconds),
         memory_mb=settings.get("bot_memory_mb", defaults.memory_mb),
         output_bytes=int(settings.get("bot_output_bytes", defaults.output_bytes)),
+        max_processes=settings.get("bot_max_processes", defaults.max_processes),
     )
 
 
@@ -74,12 +81,14 @@ def create_tournament(
     bots: Sequence[str],
     rules: dict[str, str],
     rounds: int,
-    seed: int,
+    seed: int | None,
     concurrency: int,
     seats: int | None,
     settings: dict[str, Any],
 ) -> TournamentRecord:
-    """Validate and record a new tournament (nothing is played yet)."""
+    """Validate and record a new tournament (nothing is played yet). Without ``seed`` its
+    deals come from a fresh random secret; with one they can be rebuilt by anyone who
+    knows it. ``settings["sandbox"]`` is the mode its bots run under (default ``auto``)."""
     engine = get_game(game)
     parsed = parse_rules(engine.Rules, rules)
     allowed = engine.seats(parsed)
@@ -103,7 +112,10 @@ def create_tournament(
             )
     settings_config(settings)  # validates
     settings_limits(settings)
-    plans = round_robin(list(bots), seats, rounds, seed)
+    if settings.get("sandbox", "auto") not in SANDBOX_MODES:
+        raise TournamentError(f"sandbox must be one of {', '.join(SANDBOX_MODES)}")
+    secret = tournament_secret(seed)
+    plans = round_robin(list(bots), seats, rounds, secret)
     return store.create_tournament(
         game,
         rules_to_dict(parsed),
@@ -115,6 +127,7 @@ def create_tournament(
         concurrency,
         settings,
         len(plans),
+        secret,
     )
 
 
@@ -132,14 +145,23 @@ async def run_tournament(
     tournament_id: int,
     on_progress: ProgressCallback | None = None,
     core: RefereeCore | None = None,
+    sandbox: Sandbox | None = None,
 ) -> RunSummary:
     """Play every scheduled match of a tournament that is not stored yet, then rate.
-    ``core`` lets a caller (the benchmark) observe the referee while it runs."""
+    ``core`` lets a caller (the benchmark) observe the referee while it runs; ``sandbox``
+    overrides the stored mode (resolved here otherwise: SandboxError if unusable)."""
     record = store.tournament(tournament_id)
+    if record.secret is None:
+        raise TournamentError(
+            f"tournament {tournament_id} was made by an older arena whose deals are not "
+            "secret; start a new tournament instead of resuming it"
+        )
     engine = get_game(record.game)
     rules = parse_rules(engine.Rules, record.rules)
     config = settings_config(record.settings)
-    plans = round_robin(list(record.bots), record.seats, record.rounds, record.seed)
+    sandbox = sandbox or resolve(record.settings.get("sandbox", "auto"))
+    secret = record.secret
+    plans = round_robin(list(record.bots), record.seats, record.rounds, secret)
     finished = store.finished_indexes(tournament_id)
     todo = [p for p in plans if p.idx not in finished]
     entrants = {name: store.entrant(name) for name in record.bots}
@@ -150,11 +172,25 @@ async def run_tournament(
     if on_progress:
         on_progress(Progress(done, len(plans), None, None))
 
+    def late_output(match: MatchSeat, log: BotLog) -> None:
+        with contextlib.suppress(StoreError):  # a match that failed is not stored
+            store.append_bot_output(match[0], match[1], log.text, log.dropped_bytes)
+
+    database = os.path.abspath(store.path)
     core = core or RefereeCore()
     with tempfile.TemporaryDirectory(prefix="arena-") as tmp:
         address = f"unix:{tmp}/referee.sock"
-        server = await start_server(core, [address])
-        pool = BotPool(core, address, record.seed, settings_limits(record.settings))
+        server = await start_server(core, [address], admin_token=secrets.token_urlsafe(24))
+        pool = BotPool(
+            core,
+            address,
+            lambda name: bot_seed(secret, name),
+            settings_limits(record.settings),
+            sandbox,
+            visible=(tmp,),
+            hidden=tuple(database + suffix for suffix in ("", "-wal", "-shm", "-journal")),
+            on_late_output=late_output,
+        )
         semaphore = asyncio.Semaphore(record.concurrency)
 
         async def play(plan: MatchPlan) -> None:
@@ -182,12 +218,15 @@ async def run_tournament(
                         match_id=f"t{tournament_id}-{plan.idx:05d}",
                         start_timeout=30.0,
                     )
+                    for seat, bot in enumerate(bots):
+                        pool.playing(bot, functools.partial(_answered, runtime, seat))
                     result = await runtime.wait()
                 except RefereeError as exc:
                     errors.append(str(exc))
                     return
                 finally:
-                    logs = [pool.release(bot) for bot in bots]
+                    match_id = f"t{tournament_id}-{plan.idx:05d}"
+                    logs = [pool.release(bot, (match_id, seat)) for seat, bot in enumerate(bots)]
                 result = replace(result, replay=with_bot_logs(result.replay, logs))
                 store.save_match(
                     tournament_id,
@@ -225,6 +264,11 @@ async def run_tournament(
         tuple(errors),
         time.monotonic() - started,
     )
+
+
+def _answered(runtime: Any, seat: int) -> bool:
+    driver = runtime.driver
+    return runtime.done.is_set() or (driver is not None and driver.answered[seat] > 0)
 
 
 def update_ratings(store: Store, game: str, key: str) -> None:

@@ -11,7 +11,7 @@ import json
 import sqlite3
 import zlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ from arena.submissions import (
     split_ref,
 )
 from referee.match import MatchResult
-from referee.replay import now_iso
+from referee.replay import now_iso, with_bot_logs
 
 SCHEMA_VERSION = 1
 
@@ -67,13 +67,20 @@ class TournamentRecord:
     bots: tuple[str, ...]
     seats: int
     rounds: int
-    seed: int
+    seed: int | None  # --seed, when the tournament was made reproducible with one
     concurrency: int
     settings: dict[str, Any]  # move_seconds, time_bank_seconds, fault_policy, max_strikes
     status: str
     total_matches: int
     created: str
     finished: str | None
+    secret: bytes | None = field(default=None, repr=False)  # the deals' secret; None: legacy
+
+
+@dataclass(frozen=True)
+class _Output:
+    text: str
+    dropped_bytes: int
 
 
 class Store:
@@ -129,6 +136,7 @@ class Store:
                     "total_matches": int,
                     "created": str,
                     "finished": str,
+                    "secret": str,
                 },
                 pk="id",
             )
@@ -215,6 +223,8 @@ class Store:
             self.db.table("entrants").add_column("removed", int, not_null_default=0)
         if "artifacts" not in self.db.table("matches").columns_dict:
             self.db.table("matches").add_column("artifacts", str)
+        if "secret" not in self.db.table("tournaments").columns_dict:
+            self.db.table("tournaments").add_column("secret", str)  # before deals were secret
 
     # ---- entrants -------------------------------------------------------------
 
@@ -326,10 +336,11 @@ class Store:
         bots: Sequence[str],
         seats: int,
         rounds: int,
-        seed: int,
+        seed: int | None,
         concurrency: int,
         settings: dict[str, Any],
         total_matches: int,
+        secret: bytes,
     ) -> TournamentRecord:
         row = {
             "game": game,
@@ -345,6 +356,7 @@ class Store:
             "total_matches": total_matches,
             "created": now_iso(),
             "finished": None,
+            "secret": secret.hex(),
         }
         table = self.db.table("tournaments")
         table.insert(row)
@@ -371,12 +383,18 @@ class Store:
             r["total_matches"],
             r["created"],
             r["finished"],
+            bytes.fromhex(r["secret"]) if r.get("secret") else None,
         )
 
     def tournaments(self) -> list[TournamentRecord]:
         return [
             self.tournament(r["id"]) for r in self.db.table("tournaments").rows_where(order_by="id")
         ]
+
+    def set_tournament_settings(self, tournament_id: int, settings: dict[str, Any]) -> None:
+        self.db.table("tournaments").update(
+            tournament_id, {"settings": json.dumps(settings, sort_keys=True)}
+        )
 
     def set_tournament_status(self, tournament_id: int, status: str) -> None:
         finished = now_iso() if status == "finished" else None
@@ -449,6 +467,26 @@ class Store:
                 )
             self.db.table("replays").insert(
                 {"match_id": spec.match_id, "jsonl_z": zlib.compress(result.replay.encode(), 6)}
+            )
+
+    def append_bot_output(self, match_id: str, seat: int, text: str, dropped_bytes: int) -> None:
+        """Add what a seat's bot wrote after the match ended to its stored replay (to the
+        seat's ``stderr`` line, or a new one)."""
+        with self.db.atomic():
+            lines = self.replay_text(match_id).rstrip("\n").split("\n")
+            for i, line in enumerate(lines):
+                entry = json.loads(line)
+                if entry.get("type") == "stderr" and entry.get("seat") == seat:
+                    entry["text"] += text
+                    entry["dropped_bytes"] += dropped_bytes
+                    lines[i] = json.dumps(entry, separators=(",", ":"), ensure_ascii=False)
+                    replay = "\n".join(lines) + "\n"
+                    break
+            else:
+                logs = [_Output("", 0)] * seat + [_Output(text, dropped_bytes)]
+                replay = with_bot_logs("\n".join(lines) + "\n", logs)
+            self.db.table("replays").update(
+                match_id, {"jsonl_z": zlib.compress(replay.encode(), 6)}
             )
 
     def matches(

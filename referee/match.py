@@ -95,7 +95,7 @@ class DecisionRequest:
 
     match_id: str
     seat: int
-    number: int  # decisions so far in the match
+    number: int  # this seat's own decisions so far in the match (see _ask)
     view: Any  # the seat's observation dataclass
     legal: tuple[str, ...]
     seconds: float  # time until the deadline, time bank included
@@ -180,6 +180,8 @@ class MatchDriver:
         self.faults: list[FaultRecord] = []
         self.forfeited: list[int] = []
         self.decisions = 0
+        self.asked = [0] * spec.seats  # decisions asked of each seat
+        self.answered = [0] * spec.seats  # answers each seat gave (legal or not)
         self.state: Any = None
 
     async def run(self) -> MatchResult:
@@ -221,12 +223,16 @@ class MatchDriver:
         request = DecisionRequest(
             match_id=self.spec.match_id,
             seat=seat,
-            number=self.decisions,
+            # Per seat: the match-wide count would also count other seats' decisions, and
+            # whether a seat was asked at all (or played a forced move automatically) can
+            # depend on cards this seat cannot see (Dingo's hunt passes).
+            number=self.asked[seat],
             view=game.observation(self.state, seat),
             legal=legal,
             seconds=seconds,
             time_bank_left=clock.bank,
         )
+        self.asked[seat] += 1
         started = time.monotonic()
         fault: SeatFault | None = None
         try:
@@ -234,6 +240,7 @@ class MatchDriver:
             # this bound only guards against an agent that does not.
             async with asyncio.timeout(seconds + _GRACE):
                 code = await self.agents[seat].decide(request)
+            self.answered[seat] += 1
         except TimeoutError:
             fault = SeatFault("timeout", f"no answer within {seconds:.3g}s")
         except SeatFault as exc:

@@ -8,7 +8,9 @@
    that answers every action with the same recorded Turn and does no work.
 3. A real tournament of random bots through the referee (bot processes over a Unix
    socket, 1 and N matches at once, results stored in SQLite): decisions/s, matches/s,
-   and CPU time per decision of the referee's process and of the bots.
+   and CPU time per decision of the referee's process and of the bots; at N matches
+   also with the bots unsandboxed (--sandbox none) beside the default bwrap sandbox,
+   and the time from launching a bot to its Hello in both modes.
 4. Each engine's random playouts in process: decisions/s.
 
 Printed: the figures and the ratios the design sets targets for (referee at N matches
@@ -158,9 +160,11 @@ def cpu_seconds(pids: list[int]) -> float:
 # ---- 2. the referee ------------------------------------------------------------------
 
 
-def referee_tournament(game: str, matches_at_once: int, seconds: float) -> dict[str, float]:
+def referee_tournament(
+    game: str, matches_at_once: int, seconds: float, sandbox: str = "auto"
+) -> dict[str, float]:
     """A tournament of random bots through the real referee and store, measured for
-    ``seconds`` after a warm-up in which the bot processes start."""
+    ``seconds`` after a warm-up in which the bot processes start, in ``sandbox``."""
     from arena import runner
     from arena.store import Store
     from referee.service import RefereeCore
@@ -186,6 +190,7 @@ def referee_tournament(game: str, matches_at_once: int, seconds: float) -> dict[
                 "time_bank_seconds": 0.0,
                 "fault_policy": "forfeit",
                 "max_strikes": 3,
+                "sandbox": sandbox,
             },
         )
         core = RefereeCore()
@@ -235,6 +240,39 @@ def referee_tournament(game: str, matches_at_once: int, seconds: float) -> dict[
         figures = asyncio.run(measure())
         store.close()
     return figures
+
+
+def bot_launch(sandbox: str, launches: int = 6) -> dict[str, float]:
+    """Median seconds from launching a random bot process to its Hello reaching the
+    referee, in ``sandbox`` (bwrap when it works under auto)."""
+    from arena.bots import BotPool
+    from arena.sandbox import resolve
+    from arena.store import Entrant
+    from referee.service import RefereeCore, start_server
+
+    box = resolve(sandbox)
+    bot = Entrant("random", ("*",), (sys.executable, "-m", "sample_bots.random_bot"), str(ROOT), "")
+
+    async def measure() -> list[float]:
+        core = RefereeCore()
+        tmp = tempfile.mkdtemp(prefix="bench-")
+        address = f"unix:{tmp}/referee.sock"
+        server = await start_server(core, [address])
+        times = []
+        try:
+            for _ in range(launches):
+                pool = BotPool(core, address, lambda name: "1", sandbox=box, visible=(tmp,))
+                started = time.monotonic()
+                process = await pool.acquire(bot)
+                await asyncio.wait_for(core.sessions[process.token].connected.wait(), 60)
+                times.append(time.monotonic() - started)
+                await pool.close()
+        finally:
+            await server.stop(0)
+            shutil.rmtree(tmp, ignore_errors=True)
+        return times
+
+    return {"seconds": statistics.median(asyncio.run(measure()))}
 
 
 def _descendants(pid: int) -> list[int]:
@@ -423,6 +461,9 @@ def transport_and_referee(n: int, seconds: float, game: str) -> dict[str, float]
     record(f"null_referee_{n}_bots", null_referee(n, seconds))
     record("referee_1_match", referee_tournament(game, 1, seconds))
     record(f"referee_{n}_matches", referee_tournament(game, n, seconds))
+    record(f"referee_{n}_matches_unsandboxed", referee_tournament(game, n, seconds, "none"))
+    record("bot_launch_sandboxed", bot_launch("bwrap"))
+    record("bot_launch_unsandboxed", bot_launch("none"))
     return results
 
 
@@ -441,6 +482,12 @@ def _ratios(n: int) -> dict[str, Callable[[dict[str, float]], float]]:
         ),
         "referee CPU per decision / echo server CPU per round trip": (
             lambda r: r[f"{referee}_referee_us"] / r[f"{pingpong}_server_us"]
+        ),
+        f"referee@{n} sandboxed / unsandboxed decisions per second": (
+            lambda r: r[f"{referee}_decisions_per_s"] / r[f"{referee}_unsandboxed_decisions_per_s"]
+        ),
+        "bot launch time sandboxed / unsandboxed": (
+            lambda r: r["bot_launch_sandboxed_seconds"] / r["bot_launch_unsandboxed_seconds"]
         ),
         "bot CPU per decision / ping-pong client CPU per round trip": (
             lambda r: r[f"{referee}_bots_us"] / r[f"{pingpong}_clients_us"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import itertools
 import time
 from collections.abc import Sequence
 
@@ -19,8 +18,6 @@ from referee.service.messages import event_notices, match_over, match_start
 from referee.service.sessions import PlayerSession, _Pending
 from referee.v1 import referee_pb2 as pb
 from referee.views import fill_observation
-
-_request_ids = itertools.count(1)
 
 
 class StreamSeat:
@@ -38,7 +35,7 @@ class StreamSeat:
         session = self.session
         if session.gone is not None:
             raise SeatFault(session.gone_kind, session.gone)
-        request_id = next(_request_ids)
+        request_id = next(session.request_ids)
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         session.pending[request_id] = _Pending(future, request.match_id, request.seat)
         # Built in place inside its envelope: a Turn passed to RefereeMessage() is copied.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import secrets
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -177,7 +178,7 @@ class RefereeServicer:
                 request.game,
                 dict(request.rules),
                 request.seats,
-                request.seed,
+                request.seed or secrets.randbits(63),  # unset: a deal nobody can predict
                 [p or None for p in players],
                 list(request.names) or None,
                 config,

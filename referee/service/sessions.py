@@ -4,6 +4,7 @@ it owes, the events not yet sent) and how it reads what the bot sends."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -63,6 +64,9 @@ class PlayerSession:
         self.gone: str | None = None  # set when the bot's process is known to be dead
         self.gone_kind: FaultKind = "crash"
         self.events: list[pb.EventNotice] = []  # not yet sent
+        # Per session: a referee-wide counter would tell a bot how many turns other seats
+        # were given between two of its own.
+        self.request_ids = itertools.count(1)
         self.idle_since = time.monotonic()  # when it last held no match (see RefereeCore)
         self.matches = 0  # matches it is seated in that are not over
         self.batcher = batcher

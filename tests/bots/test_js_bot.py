@@ -124,6 +124,10 @@ def gin_tournament(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "--rules",
         "max_hands=5",
         "--json",
+        # The wrapper logs each process to a file outside the bot's folder, which the
+        # sandbox would hide; tests/security plays the JS bot inside the sandbox.
+        "--sandbox",
+        "none",
     )
     return {
         "db": db,
@@ -208,6 +212,8 @@ def test_random_js_bot_plays_every_game(tmp_path: Path) -> None:
                 str(seats),
                 *[f"--rules={r}" for r in rules],
                 "--json",
+                "--sandbox",
+                "none",
             ).stdout
         )
         assert run["played"] == 1 and not run["errors"], (game, run)

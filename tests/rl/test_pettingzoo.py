@@ -160,7 +160,7 @@ def test_the_policy_bot_process_makes_the_environment_moves(tmp_path: Path) -> N
         core = RefereeCore()
         target = f"unix:{tmp_path}/referee.sock"
         server = await start_server(core, [target])
-        pool = BotPool(core, target, 1)
+        pool = BotPool(core, target, lambda name: "1")
         try:
             command = (sys.executable, "-m", "sample_bots.rl_policy")
             bot = await pool.acquire(Entrant("rl", ("*",), command, str(tmp_path), ""))
