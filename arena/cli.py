@@ -15,11 +15,13 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from arena import checks, runner, watching
 from arena.artifacts import Artifact, SubmissionError, read_submission
+from arena.distributed import ClusterError, check_placement, require_dask
 from arena.leaderboard import latest_versions, leaderboard
 from arena.schedule import ScheduleError
 from arena.store import Entrant, Store, StoreError
@@ -57,6 +59,20 @@ RulesOption = Annotated[
     list[str] | None,
     typer.Option("--rules", help="Rule option key=value (repeat, or several separated by spaces)."),
 ]
+WorkersOption = Annotated[
+    int | None,
+    typer.Option(help="Play on N local Dask worker processes (needs card-arena[dask])."),
+]
+ClusterOption = Annotated[
+    str | None, typer.Option(help="Play on the Dask scheduler at this address (tcp://...).")
+]
+MatchesPerWorkerOption = Annotated[
+    int | None, typer.Option(help="Matches a local worker plays at once (default: cores - 1).")
+]
+SharedBotsOption = Annotated[
+    bool,
+    typer.Option("--shared-bots", help="With --cluster: plain-command bots exist on every worker."),
+]
 DEFAULT_DB = Path("arena.db")
 USER_ERRORS = (
     StoreError,
@@ -68,11 +84,12 @@ USER_ERRORS = (
     ReplayError,
     SubmissionError,
     SubmissionRefused,
+    ClusterError,
 )
 
 
 def _fail(message: str) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {message}")
+    err.print(f"[bold red]error:[/] {escape(message)}")
     return typer.Exit(2)
 
 
@@ -348,7 +365,30 @@ def _print_check_reports(name: str, reports: list[checks.CheckReport]) -> None:
 # ---- tournaments -----------------------------------------------------------------
 
 
-def _run(store: Store, tournament_id: int, quiet: bool = False) -> runner.RunSummary:
+def _cluster(
+    workers: int | None, cluster: str | None, per_worker: int | None, shared_bots: bool
+) -> runner.ClusterOptions | None:
+    if workers is not None and cluster is not None:
+        raise _fail("give --workers (a local cluster) or --cluster (a scheduler), not both")
+    if workers is not None and workers < 1:
+        raise _fail("--workers must be at least 1")
+    if per_worker is not None and per_worker < 1:
+        raise _fail("--matches-per-worker must be at least 1")
+    if workers is None and cluster is None:
+        return None
+    try:
+        require_dask()
+    except ClusterError as exc:
+        raise _fail(str(exc)) from exc
+    return runner.ClusterOptions(workers, cluster, per_worker, shared_bots)
+
+
+def _run(
+    store: Store,
+    tournament_id: int,
+    quiet: bool = False,
+    cluster: runner.ClusterOptions | None = None,
+) -> runner.RunSummary:
     record = store.tournament(tournament_id)
     columns = (
         TextColumn(f"tournament {tournament_id} · {record.game}"),
@@ -372,7 +412,12 @@ def _run(store: Store, tournament_id: int, quiet: bool = False) -> runner.RunSum
             progress.update(task, completed=p.done, last=last)
 
         try:
-            summary = asyncio.run(runner.run_tournament(store, tournament_id, on_progress))
+            summary = asyncio.run(
+                runner.run_tournament(store, tournament_id, on_progress, cluster=cluster)
+            )
+        except ClusterError as exc:
+            store.set_tournament_status(tournament_id, "interrupted")
+            raise _fail(str(exc)) from exc
         except KeyboardInterrupt:
             err.print(f"interrupted: resume with [bold]arena tournament resume {tournament_id}[/]")
             raise typer.Exit(130) from None
@@ -407,10 +452,15 @@ def tournament_run(
         float | None, typer.Option(help="Memory per bot (all its processes).")
     ] = 1024.0,
     bot_output_kb: Annotated[int, typer.Option(help="Stderr kept per bot per match.")] = 64,
+    workers: WorkersOption = None,
+    cluster: ClusterOption = None,
+    matches_per_worker: MatchesPerWorkerOption = None,
+    shared_bots: SharedBotsOption = False,
     db: DbOption = DEFAULT_DB,
     as_json: JsonOption = False,
 ) -> None:
     """Run a round-robin tournament and print its leaderboard."""
+    where = _cluster(workers, cluster, matches_per_worker, shared_bots)
     store = _open(db)
     settings = {
         "move_seconds": move_seconds,
@@ -421,11 +471,14 @@ def tournament_run(
         "bot_memory_mb": bot_memory_mb,
         "bot_output_bytes": bot_output_kb * 1024,
     }
+    names = [b.strip() for b in bots.split(",") if b.strip()]
     try:
+        if where is not None:
+            check_placement([store.entrant(n) for n in names], where)
         record = runner.create_tournament(
             store,
             game,
-            [b.strip() for b in bots.split(",") if b.strip()],
+            names,
             _rules(rules),
             rounds,
             seed,
@@ -435,21 +488,28 @@ def tournament_run(
         )
     except USER_ERRORS as exc:
         raise _fail(str(exc)) from exc
-    summary = _run(store, record.id, quiet=as_json)
+    summary = _run(store, record.id, quiet=as_json, cluster=where)
     _show_leaderboard(store, record.game, record.rules_key, as_json, summary)
 
 
 @tournament_app.command("resume")
 def tournament_resume(
-    tournament_id: int, db: DbOption = DEFAULT_DB, as_json: JsonOption = False
+    tournament_id: int,
+    workers: WorkersOption = None,
+    cluster: ClusterOption = None,
+    matches_per_worker: MatchesPerWorkerOption = None,
+    shared_bots: SharedBotsOption = False,
+    db: DbOption = DEFAULT_DB,
+    as_json: JsonOption = False,
 ) -> None:
     """Finish a tournament that was stopped: finished matches are not played again."""
+    where = _cluster(workers, cluster, matches_per_worker, shared_bots)
     store = _open(db)
     try:
         record = store.tournament(tournament_id)
     except StoreError as exc:
         raise _fail(str(exc)) from exc
-    summary = _run(store, tournament_id, quiet=as_json)
+    summary = _run(store, tournament_id, quiet=as_json, cluster=where)
     _show_leaderboard(store, record.game, record.rules_key, as_json, summary)
 
 

@@ -10,25 +10,35 @@ the next match that needs its entrant launches a fresh one.
 from __future__ import annotations
 
 import asyncio
-import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from arena.bots import BotLaunchError, BotLimits, BotPool
+from arena.bots import BotLimits
+from arena.matchplay import HostSettings, MatchHost, MatchJob, MatchNotPlayed, PlayedMatch
 from arena.rating import compute_ratings
 from arena.schedule import MatchPlan, round_robin
 from arena.store import Store, TournamentRecord
 from referee.game import get_game, parse_rules
 from referee.match import MatchConfig, MatchResult
-from referee.replay import now_iso, with_bot_logs
 from referee.rules import rules_to_dict
-from referee.service import RefereeCore, RefereeError, start_server
+from referee.service import RefereeCore
 
 
 class TournamentError(ValueError):
     """A tournament that cannot be run as asked."""
+
+
+@dataclass(frozen=True)
+class ClusterOptions:
+    """Where matches run when not in this process: ``workers`` local Dask worker
+    processes (a LocalCluster on 127.0.0.1), or the Dask scheduler at ``address``."""
+
+    workers: int | None = None
+    address: str | None = None
+    matches_per_worker: int | None = None  # default: the worker's cores minus one
+    shared_bots: bool = False  # plain-command bots exist at the same path on every worker
 
 
 def rules_key(game: str, rules: Any) -> str:
@@ -132,17 +142,31 @@ async def run_tournament(
     tournament_id: int,
     on_progress: ProgressCallback | None = None,
     core: RefereeCore | None = None,
+    cluster: ClusterOptions | None = None,
 ) -> RunSummary:
     """Play every scheduled match of a tournament that is not stored yet, then rate.
-    ``core`` lets a caller (the benchmark) observe the referee while it runs."""
+    Matches run on this process's referee, or with ``cluster`` on Dask workers, each
+    with its own referee and bots; either way this process alone writes the database.
+    ``core`` lets a caller (the benchmark) observe the in-process referee while it runs."""
     record = store.tournament(tournament_id)
-    engine = get_game(record.game)
-    rules = parse_rules(engine.Rules, record.rules)
     config = settings_config(record.settings)
     plans = round_robin(list(record.bots), record.seats, record.rounds, record.seed)
     finished = store.finished_indexes(tournament_id)
-    todo = [p for p in plans if p.idx not in finished]
     entrants = {name: store.entrant(name) for name in record.bots}
+    jobs = [
+        MatchJob(
+            tournament_id,
+            plan,
+            record.game,
+            record.rules,
+            record.seats,
+            config,
+            tuple(entrants[name] for name in plan.lineup),
+        )
+        for plan in plans
+        if plan.idx not in finished
+    ]
+    host_settings = HostSettings(record.seed, settings_limits(record.settings))
     store.set_tournament_status(tournament_id, "running")
     started = time.monotonic()
     errors: list[str] = []
@@ -150,81 +174,76 @@ async def run_tournament(
     if on_progress:
         on_progress(Progress(done, len(plans), None, None))
 
-    core = core or RefereeCore()
-    with tempfile.TemporaryDirectory(prefix="arena-") as tmp:
-        address = f"unix:{tmp}/referee.sock"
-        server = await start_server(core, [address])
-        pool = BotPool(core, address, record.seed, settings_limits(record.settings))
-        semaphore = asyncio.Semaphore(record.concurrency)
+    def save(played: PlayedMatch) -> None:
+        nonlocal done
+        plan = played.job.plan
+        store.save_match(
+            tournament_id,
+            plan.idx,
+            record.rules_key,
+            plan.lineup,
+            played.result,
+            played.started,
+            played.seconds,
+            worker=played.worker,
+        )
+        done += 1
+        if on_progress:
+            on_progress(Progress(done, len(plans), plan, played.result))
 
-        async def play(plan: MatchPlan) -> None:
-            nonlocal done
-            async with semaphore:
-                bots = []
-                try:
-                    for name in plan.lineup:
-                        bots.append(await pool.acquire(entrants[name]))
-                except BotLaunchError as exc:
-                    errors.append(str(exc))
-                    for bot in bots:
-                        pool.release(bot)
-                    return
-                began, clock = now_iso(), time.monotonic()
-                try:
-                    runtime, _ = core.create_match(
-                        record.game,
-                        rules,
-                        record.seats,
-                        plan.seed,
-                        [b.token for b in bots],
-                        names=plan.lineup,
-                        config=config,
-                        match_id=f"t{tournament_id}-{plan.idx:05d}",
-                        start_timeout=30.0,
-                    )
-                    result = await runtime.wait()
-                except RefereeError as exc:
-                    errors.append(str(exc))
-                    return
-                finally:
-                    logs = [pool.release(bot) for bot in bots]
-                result = replace(result, replay=with_bot_logs(result.replay, logs))
-                store.save_match(
-                    tournament_id,
-                    plan.idx,
-                    record.rules_key,
-                    plan.lineup,
-                    result,
-                    began,
-                    time.monotonic() - clock,
-                )
-                core.forget_match(result.spec.match_id)
-                done += 1
-                if on_progress:
-                    on_progress(Progress(done, len(plans), plan, result))
+    try:
+        if cluster is None:
+            await _play_in_process(jobs, host_settings, record.concurrency, core, save, errors)
+        else:
+            from arena.distributed import play_on_dask
 
-        tasks = [asyncio.get_running_loop().create_task(play(p)) for p in todo]
-        try:
-            await asyncio.gather(*tasks)
-        except BaseException:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            store.set_tournament_status(tournament_id, "interrupted")
-            raise
-        finally:
-            await pool.close()
-            await server.stop(grace=0.5)
+            await play_on_dask(jobs, host_settings, cluster, store, save, errors)
+    except BaseException:
+        store.set_tournament_status(tournament_id, "interrupted")
+        raise
     update_ratings(store, record.game, record.rules_key)
     complete = len(store.finished_indexes(tournament_id)) == len(plans)
     store.set_tournament_status(tournament_id, "finished" if complete else "incomplete")
     return RunSummary(
         store.tournament(tournament_id),
-        len(todo) - len(errors),
+        len(jobs) - len(errors),
         len(finished),
         tuple(errors),
         time.monotonic() - started,
     )
+
+
+async def _play_in_process(
+    jobs: Sequence[MatchJob],
+    settings: HostSettings,
+    concurrency: int,
+    core: RefereeCore | None,
+    save: Callable[[PlayedMatch], None],
+    errors: list[str],
+) -> None:
+    host = MatchHost(settings, core)
+    await host.start()
+    semaphore = asyncio.Semaphore(concurrency)
+
+    async def play(job: MatchJob) -> None:
+        async with semaphore:
+            try:
+                played = await host.play(job)
+            except MatchNotPlayed as exc:
+                errors.append(str(exc))
+                return
+            save(played)
+
+    tasks = [asyncio.get_running_loop().create_task(play(job)) for job in jobs]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+    finally:
+        await host.close()
 
 
 def update_ratings(store: Store, game: str, key: str) -> None:

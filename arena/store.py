@@ -215,6 +215,8 @@ class Store:
             self.db.table("entrants").add_column("removed", int, not_null_default=0)
         if "artifacts" not in self.db.table("matches").columns_dict:
             self.db.table("matches").add_column("artifacts", str)
+        if "worker" not in self.db.table("matches").columns_dict:
+            self.db.table("matches").add_column("worker", str)
 
     # ---- entrants -------------------------------------------------------------
 
@@ -397,6 +399,7 @@ class Store:
         result: MatchResult,
         started: str,
         seconds: float,
+        worker: str = "local",
     ) -> None:
         """Write a finished match, its results, faults and replay in one transaction."""
         spec = result.spec
@@ -420,6 +423,7 @@ class Store:
                     "finished": now_iso(),
                     "seconds": round(seconds, 3),
                     "outcome": json.dumps(outcome.to_json()),
+                    "worker": worker,
                 }
             )
             self.db.table("results").insert_all(
