@@ -513,6 +513,50 @@ def tournament_resume(
     _show_leaderboard(store, record.game, record.rules_key, as_json, summary)
 
 
+@tournament_app.command("show")
+def tournament_show(
+    tournament_id: int,
+    logs: Annotated[bool, typer.Option("--logs", help="Print the Dask workers' logs too.")] = False,
+    db: DbOption = DEFAULT_DB,
+    as_json: JsonOption = False,
+) -> None:
+    """A tournament's settings and progress, and where its matches were played."""
+    store = _open(db)
+    try:
+        record = store.tournament(tournament_id)
+    except StoreError as exc:
+        raise _fail(str(exc)) from exc
+    per_worker: dict[str, int] = {}
+    for m in store.matches(tournament_id=tournament_id):
+        per_worker[m.get("worker") or "local"] = per_worker.get(m.get("worker") or "local", 0) + 1
+    worker_logs = store.worker_logs(tournament_id)
+    if as_json:
+        _print_json(
+            {
+                **dataclasses.asdict(record),
+                "matches_done": sum(per_worker.values()),
+                "matches_per_worker": per_worker,
+                "worker_logs": worker_logs if logs else sorted(worker_logs),
+            }
+        )
+        return
+    console.print(
+        f"tournament {record.id}: {record.game} ({record.rules_key}), {', '.join(record.bots)}; "
+        f"{sum(per_worker.values())}/{record.total_matches} matches, {record.status}",
+        highlight=False,
+    )
+    table = Table("played on", "matches")
+    for worker, count in sorted(per_worker.items()):
+        table.add_row(worker, str(count))
+    console.print(table)
+    if logs:
+        for worker, text in sorted(worker_logs.items()):
+            console.print(f"[bold]log of {escape(worker)}[/]")
+            console.print(text, highlight=False, markup=False)
+    elif worker_logs:
+        console.print(f"{len(worker_logs)} worker logs kept: --logs prints them")
+
+
 @tournament_app.command("list")
 def tournament_list(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
     """List tournaments and how far they got."""

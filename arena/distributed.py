@@ -17,6 +17,7 @@ told every worker has it.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from collections.abc import Callable, Sequence
@@ -107,6 +108,18 @@ async def play_on_dask(
         except BaseException:
             await client.cancel(futures)
             raise
+        finally:
+            with contextlib.suppress(Exception):  # logs are a courtesy; never lose results
+                logs = await client.get_worker_logs(n=200)
+                store.save_worker_logs(jobs[0].tournament_id if jobs else 0, _log_text(logs))
+
+
+def _log_text(logs: dict[str, list[tuple[str, str]]]) -> dict[str, str]:
+    """Dask's worker logs (address -> [(level, line)]) as one text per worker."""
+    return {
+        address: "\n".join(f"{level} {line}" for level, line in lines)
+        for address, lines in logs.items()
+    }
 
 
 class _client:

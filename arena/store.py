@@ -455,6 +455,27 @@ class Store:
                 {"match_id": spec.match_id, "jsonl_z": zlib.compress(result.replay.encode(), 6)}
             )
 
+    def save_worker_logs(self, tournament_id: int, logs: dict[str, str]) -> None:
+        """The last lines of each Dask worker's log after a run, kept per tournament."""
+        table = self.db.table("worker_logs")
+        with self.db.atomic():
+            for worker, text in logs.items():
+                table.upsert(
+                    {
+                        "tournament_id": tournament_id,
+                        "worker": worker,
+                        "log": text,
+                        "saved": now_iso(),
+                    },
+                    pk=("tournament_id", "worker"),
+                )
+
+    def worker_logs(self, tournament_id: int) -> dict[str, str]:
+        if "worker_logs" not in self.db.table_names():
+            return {}
+        rows = self.db.table("worker_logs").rows_where("tournament_id = ?", [tournament_id])
+        return {r["worker"]: r["log"] for r in rows}
+
     def matches(
         self,
         game: str | None = None,

@@ -5,6 +5,7 @@ mid-tournament, or the arena process killed and resumed."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -82,6 +83,10 @@ def test_local_workers_store_what_in_process_stores(
     assert (results(db), ratings(db)) == in_process
     assert len(workers_of(db)) == workers  # every worker played
     assert all(r[5] == 0 for r in results(db))  # no faults
+    shown = json.loads(arena(db, "tournament", "show", "1", "--json", "--logs").stdout)
+    assert sorted(shown["matches_per_worker"]) == sorted(workers_of(db))
+    assert sum(shown["matches_per_worker"].values()) == 12
+    assert len(shown["worker_logs"]) == workers
 
 
 @pytest.fixture
@@ -100,8 +105,6 @@ def cluster(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen[bytes]]
     deadline = time.monotonic() + 60
     while not address_file.exists() and time.monotonic() < deadline:
         time.sleep(0.1)
-    import json
-
     address = json.loads(address_file.read_text())["address"]
     assert address.startswith("tcp://127.0.0.1:")
     for n in range(2):
