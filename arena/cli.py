@@ -14,11 +14,13 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from arena import checks, runner, sandbox, watching
 from arena.artifacts import Artifact, SubmissionError, read_submission
+from arena.distributed import ClusterError, check_placement, require_dask
 from arena.leaderboard import latest_versions, leaderboard
 from arena.schedule import ScheduleError
 from arena.store import Entrant, Store, StoreError
@@ -57,6 +59,20 @@ RulesOption = Annotated[
     typer.Option("--rules", help="Rule option key=value (repeat, or several separated by spaces)."),
 ]
 SANDBOX_HELP = "auto | bwrap | none: how bot processes are confined (docs/security.md)."
+WorkersOption = Annotated[
+    int | None,
+    typer.Option(help="Play on N local Dask worker processes (needs card-arena[dask])."),
+]
+ClusterOption = Annotated[
+    str | None, typer.Option(help="Play on the Dask scheduler at this address (tcp://...).")
+]
+MatchesPerWorkerOption = Annotated[
+    int | None, typer.Option(help="Matches a local worker plays at once (default: cores - 1).")
+]
+SharedBotsOption = Annotated[
+    bool,
+    typer.Option("--shared-bots", help="With --cluster: plain-command bots exist on every worker."),
+]
 DEFAULT_DB = Path("arena.db")
 USER_ERRORS = (
     sandbox.SandboxError,
@@ -69,6 +85,7 @@ USER_ERRORS = (
     ReplayError,
     SubmissionError,
     SubmissionRefused,
+    ClusterError,
 )
 
 
@@ -84,7 +101,7 @@ def _sandbox(mode: str, demo: bool = False) -> sandbox.Sandbox:
 
 
 def _fail(message: str) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {message}")
+    err.print(f"[bold red]error:[/] {escape(message)}")
     return typer.Exit(2)
 
 
@@ -371,8 +388,30 @@ def _database_files(db: Path) -> tuple[str, ...]:
     return tuple(path + suffix for suffix in ("", "-wal", "-shm", "-journal"))
 
 
+def _cluster(
+    workers: int | None, cluster: str | None, per_worker: int | None, shared_bots: bool
+) -> runner.ClusterOptions | None:
+    if workers is not None and cluster is not None:
+        raise _fail("give --workers (a local cluster) or --cluster (a scheduler), not both")
+    if workers is not None and workers < 1:
+        raise _fail("--workers must be at least 1")
+    if per_worker is not None and per_worker < 1:
+        raise _fail("--matches-per-worker must be at least 1")
+    if workers is None and cluster is None:
+        return None
+    try:
+        require_dask()
+    except ClusterError as exc:
+        raise _fail(str(exc)) from exc
+    return runner.ClusterOptions(workers, cluster, per_worker, shared_bots)
+
+
 def _run(
-    store: Store, tournament_id: int, quiet: bool = False, box: sandbox.Sandbox | None = None
+    store: Store,
+    tournament_id: int,
+    quiet: bool = False,
+    cluster: runner.ClusterOptions | None = None,
+    box: sandbox.Sandbox | None = None,
 ) -> runner.RunSummary:
     record = store.tournament(tournament_id)
     columns = (
@@ -398,8 +437,13 @@ def _run(
 
         try:
             summary = asyncio.run(
-                runner.run_tournament(store, tournament_id, on_progress, sandbox=box)
+                runner.run_tournament(
+                    store, tournament_id, on_progress, sandbox=box, cluster=cluster
+                )
             )
+        except ClusterError as exc:
+            store.set_tournament_status(tournament_id, "interrupted")
+            raise _fail(str(exc)) from exc
         except KeyboardInterrupt:
             err.print(f"interrupted: resume with [bold]arena tournament resume {tournament_id}[/]")
             raise typer.Exit(130) from None
@@ -443,11 +487,16 @@ def tournament_run(
         int | None, typer.Option(help="Processes and threads per bot (all of them).")
     ] = 128,
     sandbox_mode: Annotated[str, typer.Option("--sandbox", help=SANDBOX_HELP)] = "auto",
+    workers: WorkersOption = None,
+    cluster: ClusterOption = None,
+    matches_per_worker: MatchesPerWorkerOption = None,
+    shared_bots: SharedBotsOption = False,
     db: DbOption = DEFAULT_DB,
     as_json: JsonOption = False,
 ) -> None:
     """Run a round-robin tournament and print its leaderboard."""
     box = _sandbox(sandbox_mode)
+    where = _cluster(workers, cluster, matches_per_worker, shared_bots)
     store = _open(db)
     settings = {
         "move_seconds": move_seconds,
@@ -460,11 +509,14 @@ def tournament_run(
         "bot_max_processes": bot_max_processes,
         "sandbox": box.mode,
     }
+    names = [b.strip() for b in bots.split(",") if b.strip()]
     try:
+        if where is not None:
+            check_placement([store.entrant(n) for n in names], where)
         record = runner.create_tournament(
             store,
             game,
-            [b.strip() for b in bots.split(",") if b.strip()],
+            names,
             _rules(rules),
             rounds,
             seed,
@@ -474,7 +526,7 @@ def tournament_run(
         )
     except USER_ERRORS as exc:
         raise _fail(str(exc)) from exc
-    summary = _run(store, record.id, quiet=as_json, box=box)
+    summary = _run(store, record.id, quiet=as_json, box=box, cluster=where)
     _show_leaderboard(store, record.game, record.rules_key, as_json, summary)
 
 
@@ -484,10 +536,15 @@ def tournament_resume(
     sandbox_mode: Annotated[
         str | None, typer.Option("--sandbox", help=SANDBOX_HELP + " Default: as stored.")
     ] = None,
+    workers: WorkersOption = None,
+    cluster: ClusterOption = None,
+    matches_per_worker: MatchesPerWorkerOption = None,
+    shared_bots: SharedBotsOption = False,
     db: DbOption = DEFAULT_DB,
     as_json: JsonOption = False,
 ) -> None:
     """Finish a tournament that was stopped: finished matches are not played again."""
+    where = _cluster(workers, cluster, matches_per_worker, shared_bots)
     store = _open(db)
     try:
         record = store.tournament(tournament_id)
@@ -497,10 +554,54 @@ def tournament_resume(
     if box.mode != record.settings.get("sandbox"):
         store.set_tournament_settings(tournament_id, {**record.settings, "sandbox": box.mode})
     try:
-        summary = _run(store, tournament_id, quiet=as_json, box=box)
+        summary = _run(store, tournament_id, quiet=as_json, box=box, cluster=where)
     except runner.TournamentError as exc:
         raise _fail(str(exc)) from exc
     _show_leaderboard(store, record.game, record.rules_key, as_json, summary)
+
+
+@tournament_app.command("show")
+def tournament_show(
+    tournament_id: int,
+    logs: Annotated[bool, typer.Option("--logs", help="Print the Dask workers' logs too.")] = False,
+    db: DbOption = DEFAULT_DB,
+    as_json: JsonOption = False,
+) -> None:
+    """A tournament's settings and progress, and where its matches were played."""
+    store = _open(db)
+    try:
+        record = store.tournament(tournament_id)
+    except StoreError as exc:
+        raise _fail(str(exc)) from exc
+    per_worker: dict[str, int] = {}
+    for m in store.matches(tournament_id=tournament_id):
+        per_worker[m.get("worker") or "local"] = per_worker.get(m.get("worker") or "local", 0) + 1
+    worker_logs = store.worker_logs(tournament_id)
+    if as_json:
+        _print_json(
+            {
+                **dataclasses.asdict(record),
+                "matches_done": sum(per_worker.values()),
+                "matches_per_worker": per_worker,
+                "worker_logs": worker_logs if logs else sorted(worker_logs),
+            }
+        )
+        return
+    console.print(
+        f"tournament {record.id}: {record.game} ({record.rules_key}), {', '.join(record.bots)}; "
+        f"{sum(per_worker.values())}/{record.total_matches} matches, {record.status}",
+        highlight=False,
+    )
+    table = Table("played on", "matches")
+    for worker, count in sorted(per_worker.items()):
+        table.add_row(worker, str(count))
+    console.print(table)
+    if logs:
+        for worker, text in sorted(worker_logs.items()):
+            console.print(f"[bold]log of {escape(worker)}[/]")
+            console.print(text, highlight=False, markup=False)
+    elif worker_logs:
+        console.print(f"{len(worker_logs)} worker logs kept: --logs prints them")
 
 
 @tournament_app.command("list")

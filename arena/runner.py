@@ -12,29 +12,37 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import os
-import secrets
-import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from arena.bots import BotLaunchError, BotLimits, BotLog, BotPool, MatchSeat
+from arena.bots import BotLimits, BotLog, MatchSeat
+from arena.matchplay import HostSettings, MatchHost, MatchJob, MatchNotPlayed, PlayedMatch
 from arena.rating import compute_ratings
 from arena.sandbox import SANDBOX_MODES, Sandbox, resolve
-from arena.schedule import MatchPlan, bot_seed, round_robin, tournament_secret
+from arena.schedule import MatchPlan, round_robin, tournament_secret
 from arena.store import Store, StoreError, TournamentRecord
 from referee.game import get_game, parse_rules
 from referee.match import MatchConfig, MatchResult
-from referee.replay import now_iso, with_bot_logs
 from referee.rules import rules_to_dict
-from referee.service import RefereeCore, RefereeError, start_server
+from referee.service import RefereeCore
 
 
 class TournamentError(ValueError):
     """A tournament that cannot be run as asked."""
+
+
+@dataclass(frozen=True)
+class ClusterOptions:
+    """Where matches run when not in this process: ``workers`` local Dask worker
+    processes (a LocalCluster on 127.0.0.1), or the Dask scheduler at ``address``."""
+
+    workers: int | None = None
+    address: str | None = None
+    matches_per_worker: int | None = None  # default: the worker's cores minus one
+    shared_bots: bool = False  # plain-command bots exist at the same path on every worker
 
 
 def rules_key(game: str, rules: Any) -> str:
@@ -145,26 +153,42 @@ async def run_tournament(
     tournament_id: int,
     on_progress: ProgressCallback | None = None,
     core: RefereeCore | None = None,
+    cluster: ClusterOptions | None = None,
     sandbox: Sandbox | None = None,
 ) -> RunSummary:
     """Play every scheduled match of a tournament that is not stored yet, then rate.
-    ``core`` lets a caller (the benchmark) observe the referee while it runs; ``sandbox``
-    overrides the stored mode (resolved here otherwise: SandboxError if unusable)."""
+    Matches run on this process's referee, or with ``cluster`` on Dask workers, each
+    with its own referee and bots; either way this process alone writes the database.
+    ``core`` lets a caller (the benchmark) observe the in-process referee while it runs;
+    ``sandbox`` overrides the stored mode (resolved where the bots run otherwise:
+    SandboxError if unusable)."""
     record = store.tournament(tournament_id)
     if record.secret is None:
         raise TournamentError(
             f"tournament {tournament_id} was made by an older arena whose deals are not "
             "secret; start a new tournament instead of resuming it"
         )
-    engine = get_game(record.game)
-    rules = parse_rules(engine.Rules, record.rules)
     config = settings_config(record.settings)
-    sandbox = sandbox or resolve(record.settings.get("sandbox", "auto"))
-    secret = record.secret
-    plans = round_robin(list(record.bots), record.seats, record.rounds, secret)
+    mode = sandbox.mode if sandbox is not None else record.settings.get("sandbox", "auto")
+    if cluster is None:
+        sandbox = sandbox or resolve(mode)  # refuse before anything is marked running
+    plans = round_robin(list(record.bots), record.seats, record.rounds, record.secret)
     finished = store.finished_indexes(tournament_id)
-    todo = [p for p in plans if p.idx not in finished]
     entrants = {name: store.entrant(name) for name in record.bots}
+    jobs = [
+        MatchJob(
+            tournament_id,
+            plan,
+            record.game,
+            record.rules,
+            record.seats,
+            config,
+            tuple(entrants[name] for name in plan.lineup),
+        )
+        for plan in plans
+        if plan.idx not in finished
+    ]
+    host_settings = HostSettings(record.secret, settings_limits(record.settings), mode)
     store.set_tournament_status(tournament_id, "running")
     started = time.monotonic()
     errors: list[str] = []
@@ -172,103 +196,87 @@ async def run_tournament(
     if on_progress:
         on_progress(Progress(done, len(plans), None, None))
 
-    def late_output(match: MatchSeat, log: BotLog) -> None:
-        with contextlib.suppress(StoreError):  # a match that failed is not stored
-            store.append_bot_output(match[0], match[1], log.text, log.dropped_bytes)
-
-    database = os.path.abspath(store.path)
-    core = core or RefereeCore()
-    with tempfile.TemporaryDirectory(prefix="arena-") as tmp:
-        address = f"unix:{tmp}/referee.sock"
-        server = await start_server(core, [address], admin_token=secrets.token_urlsafe(24))
-        pool = BotPool(
-            core,
-            address,
-            lambda name: bot_seed(secret, name),
-            settings_limits(record.settings),
-            sandbox,
-            visible=(tmp,),
-            hidden=tuple(database + suffix for suffix in ("", "-wal", "-shm", "-journal")),
-            on_late_output=late_output,
+    def save(played: PlayedMatch) -> None:
+        nonlocal done
+        plan = played.job.plan
+        store.save_match(
+            tournament_id,
+            plan.idx,
+            record.rules_key,
+            plan.lineup,
+            played.result,
+            played.started,
+            played.seconds,
+            worker=played.worker,
         )
-        semaphore = asyncio.Semaphore(record.concurrency)
+        done += 1
+        if on_progress:
+            on_progress(Progress(done, len(plans), plan, played.result))
 
-        async def play(plan: MatchPlan) -> None:
-            nonlocal done
-            async with semaphore:
-                bots = []
-                try:
-                    for name in plan.lineup:
-                        bots.append(await pool.acquire(entrants[name]))
-                except BotLaunchError as exc:
-                    errors.append(str(exc))
-                    for bot in bots:
-                        pool.release(bot)
-                    return
-                began, clock = now_iso(), time.monotonic()
-                try:
-                    runtime, _ = core.create_match(
-                        record.game,
-                        rules,
-                        record.seats,
-                        plan.seed,
-                        [b.token for b in bots],
-                        names=plan.lineup,
-                        config=config,
-                        match_id=f"t{tournament_id}-{plan.idx:05d}",
-                        start_timeout=30.0,
-                    )
-                    for seat, bot in enumerate(bots):
-                        pool.playing(bot, functools.partial(_answered, runtime, seat))
-                    result = await runtime.wait()
-                except RefereeError as exc:
-                    errors.append(str(exc))
-                    return
-                finally:
-                    match_id = f"t{tournament_id}-{plan.idx:05d}"
-                    logs = [pool.release(bot, (match_id, seat)) for seat, bot in enumerate(bots)]
-                result = replace(result, replay=with_bot_logs(result.replay, logs))
-                store.save_match(
-                    tournament_id,
-                    plan.idx,
-                    record.rules_key,
-                    plan.lineup,
-                    result,
-                    began,
-                    time.monotonic() - clock,
-                )
-                core.forget_match(result.spec.match_id)
-                done += 1
-                if on_progress:
-                    on_progress(Progress(done, len(plans), plan, result))
+    try:
+        if cluster is None:
 
-        tasks = [asyncio.get_running_loop().create_task(play(p)) for p in todo]
-        try:
-            await asyncio.gather(*tasks)
-        except BaseException:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            store.set_tournament_status(tournament_id, "interrupted")
-            raise
-        finally:
-            await pool.close()
-            await server.stop(grace=0.5)
+            def late_output(match: MatchSeat, log: BotLog) -> None:
+                with contextlib.suppress(StoreError):  # a match that failed is not stored
+                    store.append_bot_output(match[0], match[1], log.text, log.dropped_bytes)
+
+            database = os.path.abspath(store.path)
+            host = MatchHost(
+                host_settings,
+                core,
+                sandbox=sandbox,
+                hidden=tuple(database + sfx for sfx in ("", "-wal", "-shm", "-journal")),
+                on_late_output=late_output,
+            )
+            await _play_in_process(jobs, host, record.concurrency, save, errors)
+        else:
+            from arena.distributed import play_on_dask
+
+            await play_on_dask(jobs, host_settings, cluster, store, save, errors)
+    except BaseException:
+        store.set_tournament_status(tournament_id, "interrupted")
+        raise
     update_ratings(store, record.game, record.rules_key)
     complete = len(store.finished_indexes(tournament_id)) == len(plans)
     store.set_tournament_status(tournament_id, "finished" if complete else "incomplete")
     return RunSummary(
         store.tournament(tournament_id),
-        len(todo) - len(errors),
+        len(jobs) - len(errors),
         len(finished),
         tuple(errors),
         time.monotonic() - started,
     )
 
 
-def _answered(runtime: Any, seat: int) -> bool:
-    driver = runtime.driver
-    return runtime.done.is_set() or (driver is not None and driver.answered[seat] > 0)
+async def _play_in_process(
+    jobs: Sequence[MatchJob],
+    host: MatchHost,
+    concurrency: int,
+    save: Callable[[PlayedMatch], None],
+    errors: list[str],
+) -> None:
+    await host.start()
+    semaphore = asyncio.Semaphore(concurrency)
+
+    async def play(job: MatchJob) -> None:
+        async with semaphore:
+            try:
+                played = await host.play(job)
+            except MatchNotPlayed as exc:
+                errors.append(str(exc))
+                return
+            save(played)
+
+    tasks = [asyncio.get_running_loop().create_task(play(job)) for job in jobs]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+    finally:
+        await host.close()
 
 
 def update_ratings(store: Store, game: str, key: str) -> None:

@@ -225,6 +225,8 @@ class Store:
             self.db.table("matches").add_column("artifacts", str)
         if "secret" not in self.db.table("tournaments").columns_dict:
             self.db.table("tournaments").add_column("secret", str)  # before deals were secret
+        if "worker" not in self.db.table("matches").columns_dict:
+            self.db.table("matches").add_column("worker", str)
 
     # ---- entrants -------------------------------------------------------------
 
@@ -415,6 +417,7 @@ class Store:
         result: MatchResult,
         started: str,
         seconds: float,
+        worker: str = "local",
     ) -> None:
         """Write a finished match, its results, faults and replay in one transaction."""
         spec = result.spec
@@ -438,6 +441,7 @@ class Store:
                     "finished": now_iso(),
                     "seconds": round(seconds, 3),
                     "outcome": json.dumps(outcome.to_json()),
+                    "worker": worker,
                 }
             )
             self.db.table("results").insert_all(
@@ -488,6 +492,27 @@ class Store:
             self.db.table("replays").update(
                 match_id, {"jsonl_z": zlib.compress(replay.encode(), 6)}
             )
+
+    def save_worker_logs(self, tournament_id: int, logs: dict[str, str]) -> None:
+        """The last lines of each Dask worker's log after a run, kept per tournament."""
+        table = self.db.table("worker_logs")
+        with self.db.atomic():
+            for worker, text in logs.items():
+                table.upsert(
+                    {
+                        "tournament_id": tournament_id,
+                        "worker": worker,
+                        "log": text,
+                        "saved": now_iso(),
+                    },
+                    pk=("tournament_id", "worker"),
+                )
+
+    def worker_logs(self, tournament_id: int) -> dict[str, str]:
+        if "worker_logs" not in self.db.table_names():
+            return {}
+        rows = self.db.table("worker_logs").rows_where("tournament_id = ?", [tournament_id])
+        return {r["worker"]: r["log"] for r in rows}
 
     def matches(
         self,

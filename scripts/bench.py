@@ -275,6 +275,63 @@ def bot_launch(sandbox: str, launches: int = 6) -> dict[str, float]:
     return {"seconds": statistics.median(asyncio.run(measure()))}
 
 
+def worker_tournament(game: str, workers: int, matches: int, per_worker: int) -> dict[str, float]:
+    """A whole tournament of random bots, in process (``workers`` 0) or on a local Dask
+    cluster of ``workers`` processes: matches/s and decisions/s from the first stored
+    match to the last (cluster and bot start-up excluded), and the CPU per decision of
+    the referees' processes (the arena's, or the workers') and of the bots."""
+    from arena import runner
+    from arena.store import Store
+
+    with tempfile.TemporaryDirectory(prefix="bench-db-") as tmp:
+        store = Store(Path(tmp) / "bench.db")
+        names = ["random0", "random1"]
+        for name in names:
+            store.add_entrant(
+                name, ["*"], [sys.executable, "-m", "sample_bots.random_bot"], str(ROOT)
+            )
+        record = runner.create_tournament(
+            store, game, names, {}, rounds=max(1, matches // 2), seed=7,
+            concurrency=per_worker, seats=None, settings={"move_seconds": 10.0},
+        )  # fmt: skip
+        marks: list[tuple[float, int, float, float]] = []  # time, decisions, referees, bots
+
+        def cpu_split() -> tuple[float, float]:
+            referees = bots = 0.0
+            for pid in _descendants(os.getpid()):
+                with contextlib.suppress(OSError):
+                    with open(f"/proc/{pid}/cmdline", "rb") as f:
+                        is_bot = b"random_bot" in f.read()
+                    used = cpu_seconds([pid])
+                    if is_bot:
+                        bots += used
+                    else:
+                        referees += used
+            return referees + (time.process_time() if workers == 0 else 0.0), bots
+
+        decisions = 0
+
+        def progress(p: runner.Progress) -> None:
+            nonlocal decisions
+            if p.result is not None:
+                decisions += p.result.decisions
+                marks.append((time.monotonic(), decisions, *cpu_split()))
+
+        cluster = runner.ClusterOptions(workers=workers, matches_per_worker=per_worker)
+        asyncio.run(
+            runner.run_tournament(store, record.id, progress, cluster=cluster if workers else None)
+        )
+        store.close()
+    (t0, d0, r0, b0), (t1, d1, r1, b1) = marks[0], marks[-1]
+    count = len(marks) - 1
+    return {
+        "matches_per_s": count / (t1 - t0),
+        "decisions_per_s": (d1 - d0) / (t1 - t0),
+        "referee_us": (r1 - r0) / (d1 - d0) * 1e6,
+        "bots_us": (b1 - b0) / (d1 - d0) * 1e6,
+    }
+
+
 def _descendants(pid: int) -> list[int]:
     """Every live descendant process of ``pid`` (bots and whatever they started)."""
     found: list[int] = []
@@ -412,8 +469,18 @@ def main() -> None:
         default=3,
         help="rounds of the transport and referee figures (medians)",
     )
+    parser.add_argument(
+        "--workers",
+        default="",
+        help="also measure whole tournaments on these local Dask worker counts, e.g. 1,2 "
+        "(beside the same tournament in process; needs card-arena[dask])",
+    )
+    parser.add_argument("--worker-matches", type=int, default=48, help="matches per tournament")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.workers:
+        scaling(args)
+        return
 
     n = args.streams
     games = [g for g in args.games.split(",") if g]
@@ -446,6 +513,30 @@ def main() -> None:
     print("ratios:")
     for key, value in ratios.items():
         print(f"  {key:80s} {value:6.2f}")
+
+
+def scaling(args: Any) -> None:
+    """Tournament throughput in process and on 1, 2, ... local workers, side by side."""
+    per_worker = max(1, (os.cpu_count() or 2) - 1)
+    counts = [0, *(int(w) for w in args.workers.split(",") if w)]
+    figures = {
+        w: worker_tournament(args.referee_game, w, args.worker_matches, per_worker) for w in counts
+    }
+    base = figures[0]["matches_per_s"]
+    if args.json:
+        print(json.dumps({str(w): f for w, f in figures.items()}, indent=2))
+        return
+    print(
+        f"machine: {os.cpu_count()} cores; {args.worker_matches} {args.referee_game} matches of "
+        f"random bots; {per_worker} matches at once per worker (cores - 1)"
+    )
+    for w, f in figures.items():
+        where = "in process" if w == 0 else f"{w} worker{'s' if w > 1 else ''}"
+        print(
+            f"  {where:12s} {f['matches_per_s']:7.2f} matches/s  {f['decisions_per_s']:8,.0f} "
+            f"decisions/s  referee {f['referee_us']:5.0f} us/decision  bots "
+            f"{f['bots_us']:5.0f} us/decision  x{f['matches_per_s'] / base:.2f} of in process"
+        )
 
 
 def transport_and_referee(n: int, seconds: float, game: str) -> dict[str, float]:

@@ -130,7 +130,7 @@ async def soak(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     core = RefereeCore()
     hostile_address = f"unix:{tmp}/hostile.sock"
     hostile_server = await start_server(core, [hostile_address])
-    hostile_pool = BotPool(core, hostile_address, seed=5)
+    hostile_pool = BotPool(core, hostile_address, lambda name: "5")
     ids_file = tmp / "match-ids.txt"
     me = os.getpid()
     phases: dict[str, Any] = {}
@@ -250,7 +250,7 @@ async def referee_for_watch(address: str, ready_file: str) -> None:
 
     core = RefereeCore(watchers_per_match=1000, watchers_per_peer=1000)
     server = await start_server(core, [address])
-    pool = BotPool(core, address, seed=3)
+    pool = BotPool(core, address, lambda name: "3")
     bots = [
         await pool.acquire(Entrant(f"r{i}", ("*",), tuple(RANDOM_BOT), str(ROOT), ""))
         for i in range(2)

@@ -29,7 +29,7 @@ def test_a_flooder_that_never_reads_is_cut_off_and_the_match_beside_it_is_unaffe
         core = RefereeCore()
         address = f"unix:{tmp_path}/referee.sock"
         server = await start_server(core, [address])
-        pool = BotPool(core, address, seed=1)
+        pool = BotPool(core, address, lambda name: "1")
         try:
             flooder = await pool.acquire(entrant("flooder", FLOODER))
             honest = [await pool.acquire(entrant(f"bot{i}", RANDOM_BOT)) for i in range(3)]
@@ -143,7 +143,7 @@ def test_a_second_hello_mid_match_is_a_protocol_fault_with_a_clear_text(tmp_path
         core = RefereeCore()
         address = f"unix:{tmp_path}/r.sock"
         server = await start_server(core, [address])
-        pool = BotPool(core, address, seed=1)
+        pool = BotPool(core, address, lambda name: "1")
         try:
             token, match = await _seat_and_opponent(tmp_path, core, address, pool)
             async with grpc.aio.insecure_channel(address) as channel:
@@ -167,7 +167,7 @@ def test_a_turn_resent_on_reconnect_carries_no_event_twice(tmp_path: Path) -> No
         core = RefereeCore()
         address = f"unix:{tmp_path}/r.sock"
         server = await start_server(core, [address])
-        pool = BotPool(core, address, seed=1)
+        pool = BotPool(core, address, lambda name: "1")
         try:
             token, match = await _seat_and_opponent(tmp_path, core, address, pool)
             hello = pb.BotMessage(hello=pb.Hello(token=token))
@@ -214,7 +214,7 @@ def test_a_bot_that_stops_sending_but_stays_connected_is_malformed(tmp_path: Pat
         core = RefereeCore()
         address = f"unix:{tmp_path}/r.sock"
         server = await start_server(core, [address])
-        pool = BotPool(core, address, seed=1)
+        pool = BotPool(core, address, lambda name: "1")
         try:
             token, match = await _seat_and_opponent(tmp_path, core, address, pool)
             async with grpc.aio.insecure_channel(address) as channel:

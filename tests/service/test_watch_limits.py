@@ -26,7 +26,7 @@ def test_spectators_of_a_finished_match_share_one_feed_built_once(tmp_path: Path
         core = RefereeCore(watchers_per_peer=WATCHERS)
         address = f"unix:{tmp_path}/referee.sock"
         server = await start_server(core, [address])
-        pool = BotPool(core, address, seed=1)
+        pool = BotPool(core, address, lambda name: "1")
         try:
             bots = [await pool.acquire(entrant(f"bot{i}", RANDOM_BOT)) for i in range(4)]
             config = MatchConfig(move_seconds=2.0)
