@@ -36,9 +36,8 @@ def prepare(db: Path, tmp_path: Path) -> None:
     folder = tmp_path / "subbot"
     if not folder.exists():
         folder.mkdir()
-        (folder / "bot.py").write_text(
-            "import runpy\nrunpy.run_module('sample_bots.random_bot', run_name='__main__')\n"
-        )
+        # Self-contained: in the sandbox a submitted bot sees its own files and the SDK.
+        (folder / "bot.py").write_text((ROOT / "sample_bots" / "random_bot.py").read_text())
         (folder / "bot.toml").write_text(
             f'command = ["{sys.executable}", "bot.py"]\ngames = ["*"]\n'
         )
