@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from referee.games.dingo import DEALT_CARDS
+from referee.botkit import DINGO_DEALT_CARDS as DEALT_CARDS
 
 # Only a fallback for a phase this bot does not know uses chance; reseeded per match
 # like the random bot, so a match's play does not depend on the process.

@@ -15,8 +15,10 @@ import random
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from referee.cards import card
-from referee.games.gin_rummy.melds import M13, VALUE, deadwood
+from referee.botkit import GIN_CARD_POINTS as VALUE
+from referee.botkit import GIN_SUIT_MASK as M13
+from referee.botkit import card
+from referee.botkit import gin_deadwood as deadwood
 
 _rng = random.Random(os.environ.get("ARENA_BOT_SEED"))
 

@@ -30,16 +30,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.cards import card
-from referee.games.goninkan import (
-    DECK,
-    IS_HONOUR,
-    JOKER_I,
-    STRENGTH,
-    SUIT_CODES,
-    SUIT_OF,
-    trick_winner,
-)
+from referee.botkit import GONINKAN_DECK as DECK
+from referee.botkit import GONINKAN_IS_HONOUR as IS_HONOUR
+from referee.botkit import GONINKAN_JOKER as JOKER_I
+from referee.botkit import GONINKAN_STRENGTH as STRENGTH
+from referee.botkit import GONINKAN_SUIT_OF as SUIT_OF
+from referee.botkit import SUIT_LETTERS as SUIT_CODES
+from referee.botkit import card
+from referee.botkit import goninkan_trick_winner as trick_winner
 
 # Only breaks exact ties; reseeded per process like the random bot.
 _rng = random.Random(os.environ.get("ARENA_BOT_SEED"))

@@ -11,7 +11,7 @@
    and CPU time per decision of the referee's process and of the bots.
 4. Each engine's random playouts in process: decisions/s.
 
-Printed: the figures and the ratios DESIGN.md sets targets for (referee at N matches
+Printed: the figures and the ratios the design sets targets for (referee at N matches
 >= 0.8 x ping-pong at N streams; every engine >= 3 x the referee's decisions/s), with
 the ratios that say where the time goes. Every process shares the machine's cores, so
 the CPU figures per decision explain the throughput ones.

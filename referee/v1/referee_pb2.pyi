@@ -1,4 +1,3 @@
-from referee.v1 import cards_pb2 as _cards_pb2
 from referee.v1 import dingo_pb2 as _dingo_pb2
 from referee.v1 import gin_rummy_pb2 as _gin_rummy_pb2
 from referee.v1 import golf_pb2 as _golf_pb2
