@@ -185,12 +185,17 @@ def first_difference(recorded: str, fresh: str) -> str | None:
     old, new = without_wall_clock(recorded), without_wall_clock(fresh)
     for number, (was, now) in enumerate(zip(old, new, strict=False), start=1):
         if was != now:
-            return f"line {number}: the file has {_brief(was)}, the engine now gives {_brief(now)}"
+            changed = [
+                f"{key}: {_brief(was.get(key))} -> {_brief(now.get(key))}"
+                for key in dict.fromkeys([*was, *now])
+                if was.get(key) != now.get(key)
+            ]
+            return f"line {number} ({was.get('type')}): " + "; ".join(changed)
     if len(old) != len(new):
         return f"the file has {len(old)} lines, the engine now gives {len(new)}"
     return None
 
 
-def _brief(row: dict[str, Any]) -> str:
-    text = json.dumps(row, separators=(",", ":"), ensure_ascii=False)
-    return text if len(text) <= 160 else text[:157] + "..."
+def _brief(value: Any) -> str:
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return text if len(text) <= 120 else text[:117] + "..."
