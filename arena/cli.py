@@ -580,7 +580,8 @@ def tournament_show(
     if as_json:
         _print_json(
             {
-                **dataclasses.asdict(record),
+                # Never the deals' secret: this output gets pasted into issues and chats.
+                **{k: v for k, v in dataclasses.asdict(record).items() if k != "secret"},
                 "matches_done": sum(per_worker.values()),
                 "matches_per_worker": per_worker,
                 "worker_logs": worker_logs if logs else sorted(worker_logs),

@@ -86,6 +86,7 @@ def test_local_workers_store_what_in_process_stores(
     assert sorted(shown["matches_per_worker"]) == sorted(workers_of(db))
     assert sum(shown["matches_per_worker"].values()) == 12
     assert len(shown["worker_logs"]) == workers
+    assert "secret" not in shown
 
 
 @pytest.fixture
