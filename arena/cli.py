@@ -23,7 +23,7 @@ from arena.artifacts import Artifact, SubmissionError, read_submission
 from arena.distributed import ClusterError, check_placement, require_dask
 from arena.leaderboard import latest_versions, leaderboard
 from arena.schedule import ScheduleError
-from arena.store import Entrant, Store, StoreError
+from arena.store import Entrant, Store, StoreError, TournamentRecord
 from arena.submissions import SubmissionRefused, split_ref
 from arena.viewer import replay_show
 from referee.game import RulesError, UnknownGame, game_names, get_game, parse_rules
@@ -560,6 +560,15 @@ def tournament_resume(
     _show_leaderboard(store, record.game, record.rules_key, as_json, summary)
 
 
+def _public_record(record: TournamentRecord) -> dict[str, Any]:
+    """A tournament as JSON, never with the deals' secret: listings get pasted into
+    issues and chats while a tournament is still being played."""
+    out = dataclasses.asdict(record)
+    del out["secret"]
+    out["bots"] = list(record.bots)
+    return out
+
+
 @tournament_app.command("show")
 def tournament_show(
     tournament_id: int,
@@ -580,8 +589,7 @@ def tournament_show(
     if as_json:
         _print_json(
             {
-                # Never the deals' secret: this output gets pasted into issues and chats.
-                **{k: v for k, v in dataclasses.asdict(record).items() if k != "secret"},
+                **_public_record(record),
                 "matches_done": sum(per_worker.values()),
                 "matches_per_worker": per_worker,
                 "worker_logs": worker_logs if logs else sorted(worker_logs),
@@ -613,7 +621,7 @@ def tournament_list(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> N
     done = {r.id: len(store.finished_indexes(r.id)) for r in records}
     if as_json:
         _print_json(
-            [{**r.__dict__, "bots": list(r.bots), "matches_done": done[r.id]} for r in records]
+            [{**_public_record(r), "matches_done": done[r.id]} for r in records]
         )
         return
     table = Table("id", "game", "rules", "bots", "seats", "matches", "status", "created")
