@@ -1,34 +1,43 @@
-"""Bot processes: launching submitted bots with the limits a tournament sets, reusing
-them across matches, capturing their stderr per match, and stopping those that go
-over their limits.
+"""Bot processes: launching submitted bots in their sandbox with the limits a tournament
+sets, reusing them across matches, capturing their stderr per match, and stopping those
+that go over their limits or die.
 
-Each process runs in its own process group with a minimal environment (no inherited
-secrets), connects to the referee with its own player token (ARENA_TOKEN at
-ARENA_TARGET), and plays one match at a time. CPU time and memory are measured over
-the whole process group from /proc (Linux), so a bot that forks helpers is still
-held to its limits; a bot over a limit is killed and its seat faults with kind "limit".
+Each process runs in the sandbox the tournament chose (arena/sandbox.py) with exactly
+the environment the arena gives it (ARENA_TARGET, ARENA_TOKEN, ARENA_BOT_SEED), connects
+to the referee with its own player token and plays one match at a time. Its limits hold
+over everything it starts: in a per-bot cgroup where the machine allows one (the kernel
+enforces memory and process counts; CPU comes from the cgroup's accounting), otherwise
+over its process tree read from /proc (under bwrap every process of its pid namespace
+descends from the sandbox, setsid() or not). A bot over a limit is killed, all of it, and
+its seat faults with kind "limit"; a bot whose main process exits faults with "crash" at
+once, whoever still holds its pipes, and whatever it left behind is killed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import os
+import shutil
 import signal
 import time
 from collections import defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from arena import cgroups
+from arena.sandbox import Sandbox, sandbox_env
 from arena.store import Entrant
 from referee.service import RefereeCore
 
-# What a bot process inherits: nothing secret, just enough to run interpreters.
-_ENV_PASSTHROUGH = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "SYSTEMROOT")
 STOP_GRACE_SECONDS = 3.0
 MONITOR_SECONDS = 0.25
+EXIT_POLL_SECONDS = 0.05
 _TAIL_BYTES = 2048
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
+_cgroup_names = itertools.count(1)
 
 
 class BotLaunchError(ValueError):
@@ -39,15 +48,17 @@ class BotLaunchError(ValueError):
 class BotLimits:
     """Per-bot limits. None switches a limit off."""
 
-    cpu_seconds: float | None = 60.0  # CPU time per match, whole process group
-    memory_mb: float | None = 1024.0  # resident memory, whole process group
+    cpu_seconds: float | None = 60.0  # CPU time per match, every process of the bot
+    memory_mb: float | None = 1024.0  # resident memory, every process of the bot
     output_bytes: int = 64 * 1024  # stderr kept per match; the rest is counted, not kept
+    max_processes: int | None = 128  # processes and threads (gRPC alone starts ~10)
 
     def to_json(self) -> dict[str, float | int | None]:
         return {
             "cpu_seconds": self.cpu_seconds,
             "memory_mb": self.memory_mb,
             "output_bytes": self.output_bytes,
+            "max_processes": self.max_processes,
         }
 
 
@@ -59,37 +70,84 @@ class BotLog:
     dropped_bytes: int
 
 
+@dataclass
+class Capture:
+    """Stderr kept up to a byte limit; the rest is counted, not kept."""
+
+    kept: bytearray = field(default_factory=bytearray)
+    dropped: int = 0
+
+    def add(self, chunk: bytes, limit: int) -> None:
+        room = limit - len(self.kept)
+        if room > 0:
+            self.kept += chunk[:room]
+        self.dropped += max(0, len(chunk) - max(room, 0))
+
+    def take(self) -> BotLog:
+        log = BotLog(self.kept.decode(errors="replace"), self.dropped)
+        self.kept, self.dropped = bytearray(), 0
+        return log
+
+
+@dataclass(frozen=True)
+class TreeUsage:
+    cpu_seconds: float
+    memory_mb: float
+    tasks: int  # processes and threads
+
+
+# (match id, seat) a bot last played: where what it writes after MatchOver belongs.
+MatchSeat = tuple[str, int]
+LateOutput = Callable[[MatchSeat, BotLog], None]
+
+
 @dataclass(eq=False)
 class BotProcess:
     entrant: Entrant
     token: str
     process: asyncio.subprocess.Process
     limits: BotLimits
+    cgroup: cgroups.BotCgroup | None = None
     alive: bool = True
     busy: bool = False
-    capture: bytearray = field(default_factory=bytearray)
-    dropped: int = 0
+    capture: Capture = field(default_factory=Capture)  # the current match's
+    late: Capture = field(default_factory=Capture)  # written after ``last_match`` ended
+    # Whether the bot has answered in its current match yet: until then, what it writes
+    # is still about ``last_match`` (a bot handles its messages in order: its MatchOver
+    # before its next match's first Turn). Set by the pool's user with ``playing``.
+    answered: Callable[[], bool] = field(default=lambda: True)
+    late_room: int = 0  # what the stderr limit leaves for ``late``
     tail: bytes = b""
     cpu_baseline: float = 0.0
+    last_match: MatchSeat | None = None
+    reader: asyncio.Task[None] | None = None
+    faulted: bool = False  # a limit fault was reported: its exit is not a crash
 
     @property
     def pid(self) -> int:
         return self.process.pid
 
     def take_log(self) -> BotLog:
-        log = BotLog(self.capture.decode(errors="replace"), self.dropped)
-        self.capture = bytearray()
-        self.dropped = 0
-        return log
+        return self.capture.take()
 
     def last_line(self) -> str:
         lines = self.tail.decode(errors="replace").strip().splitlines()
         return lines[-1][-300:] if lines else ""
 
+    def kill(self) -> None:
+        """SIGKILL the bot and everything it started."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        if self.cgroup is not None:
+            self.cgroup.kill()
 
-def group_usage() -> dict[int, tuple[float, float]]:
-    """CPU seconds and resident MB per process group, from /proc."""
-    usage: dict[int, list[float]] = defaultdict(lambda: [0.0, 0.0])
+
+def _proc_table() -> dict[int, tuple[int, int, float, float, int]]:
+    """pid -> (parent, process group, CPU seconds incl. reaped children, resident MB,
+    threads), from one pass over /proc."""
+    table = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -99,11 +157,40 @@ def group_usage() -> dict[int, tuple[float, float]]:
         except OSError:
             continue  # gone meanwhile
         fields = raw[raw.rindex(b")") + 2 :].split()
-        pgrp = int(fields[2])
-        entry = usage[pgrp]
-        entry[0] += (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
-        entry[1] += int(fields[21]) * _PAGE_BYTES / 1e6
-    return {k: (v[0], v[1]) for k, v in usage.items()}
+        cpu = sum(int(x) for x in fields[11:15]) / _CLOCK_TICKS  # utime stime cutime cstime
+        table[int(name)] = (
+            int(fields[1]),
+            int(fields[2]),
+            cpu,
+            int(fields[21]) * _PAGE_BYTES / 1e6,
+            int(fields[17]),
+        )
+    return table
+
+
+def tree_usage(roots: Sequence[int]) -> dict[int, TreeUsage]:
+    """Usage per root pid over its descendants and its process group (setsid() children
+    stay descendants until their parent dies; under bwrap, orphans are re-parented to the
+    sandbox's init, so the whole pid namespace is counted)."""
+    table = _proc_table()
+    children: dict[int, list[int]] = defaultdict(list)
+    for pid, (parent, *_rest) in table.items():
+        children[parent].append(pid)
+    usage = {}
+    for root in roots:
+        members = {pid for pid, row in table.items() if row[1] == root}
+        stack, seen = [root], {root}
+        while stack:
+            pid = stack.pop()
+            members.add(pid)
+            fresh = [c for c in children.get(pid, ()) if c not in seen]
+            seen.update(fresh)
+            stack.extend(fresh)
+        rows = [table[p] for p in members if p in table]
+        usage[root] = TreeUsage(
+            sum(r[2] for r in rows), sum(r[3] for r in rows), sum(r[4] for r in rows)
+        )
+    return usage
 
 
 @dataclass
@@ -112,8 +199,13 @@ class BotPool:
 
     core: RefereeCore
     address: str
-    seed: int
+    bot_seed: Callable[[str], str]  # ARENA_BOT_SEED per entrant name
     limits: BotLimits = BotLimits()
+    sandbox: Sandbox = field(default_factory=lambda: Sandbox("none"))
+    visible: tuple[str, ...] = ()  # shown read-only in the sandbox: the socket directory
+    hidden: tuple[str, ...] = ()  # never shown: the database and its journals
+    on_late_output: LateOutput | None = None
+    use_cgroups: bool = True
     processes: dict[str, list[BotProcess]] = field(default_factory=lambda: defaultdict(list))
     closing: bool = False
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
@@ -127,29 +219,72 @@ class BotPool:
         bot = next((b for b in self.processes[entrant.name] if b.alive and not b.busy), None)
         if bot is None:
             bot = await self._launch(entrant)
+        bot.capture.take()  # nothing is written in no match: late output has its own
         bot.busy = True
-        bot.take_log()
-        bot.cpu_baseline = group_usage().get(bot.pid, (0.0, 0.0))[0]
+        bot.cpu_baseline = (await asyncio.to_thread(self._usage, [bot]))[bot.pid].cpu_seconds
         return bot
 
-    def release(self, bot: BotProcess) -> BotLog:
-        """Hand a process back after a match; returns what it wrote to stderr meanwhile."""
+    def release(self, bot: BotProcess, match: MatchSeat | None = None) -> BotLog:
+        """Hand a process back after a match; returns what it wrote to stderr meanwhile.
+        What it writes later belongs to ``match`` too and goes to ``on_late_output``:
+        everything until it answers in its next match (see ``playing``), within the
+        same stderr limit."""
+        self._hand_over_late_output(bot)
         bot.busy = False
-        return bot.take_log()
+        bot.last_match = match
+        bot.answered = lambda: False
+        log = bot.take_log()
+        bot.late_room = max(0, bot.limits.output_bytes - len(log.text.encode()))
+        return log
+
+    def playing(self, bot: BotProcess, answered: Callable[[], bool]) -> None:
+        """``answered()`` tells when the bot has answered in its new match: from then on,
+        what it writes belongs to that match."""
+        bot.answered = answered
+
+    def _hand_over_late_output(self, bot: BotProcess) -> None:
+        log = bot.late.take()
+        wrote = log.text or log.dropped_bytes
+        if wrote and bot.last_match is not None and self.on_late_output is not None:
+            self.on_late_output(bot.last_match, log)
 
     async def _launch(self, entrant: Entrant) -> BotProcess:
         token = self.core.issue_player_token(entrant.name)
-        env = {k: os.environ[k] for k in _ENV_PASSTHROUGH if k in os.environ}
-        env.update(
-            ARENA_TARGET=self.address,
-            ARENA_TOKEN=token,
-            ARENA_BOT_SEED=f"{self.seed}-{entrant.name}",
-            PYTHONUNBUFFERED="1",
+        cwd = entrant.cwd or os.getcwd()
+        env = sandbox_env(
+            self.sandbox,
+            {
+                "ARENA_TARGET": self.address,
+                "ARENA_TOKEN": token,
+                "ARENA_BOT_SEED": self.bot_seed(entrant.name),
+                "PYTHONUNBUFFERED": "1",
+            },
         )
+        program = entrant.command[0] if entrant.command else ""
+        found = (
+            os.path.join(cwd, program)
+            if "/" in program
+            else shutil.which(program, path=env["PATH"])
+        )
+        if not found or not os.access(found, os.X_OK):
+            self.core.retire_player(token)
+            shown = " ".join(entrant.command)
+            raise BotLaunchError(
+                f"cannot start bot {entrant.name!r} ({shown}): no program {program!r}"
+                + ("" if "/" in program else f" on its PATH ({env['PATH']})")
+            )
+        command = self.sandbox.wrap(entrant.command, cwd, self.visible, self.hidden)
+        root = cgroups.available() if self.use_cgroups else None
+        group = None
         try:
+            if root is not None:
+                group = root.create(
+                    f"bot-{next(_cgroup_names)}", self.limits.memory_mb, self.limits.max_processes
+                )
+                command = group.join_command(command)
             process = await asyncio.create_subprocess_exec(
-                *entrant.command,
-                cwd=entrant.cwd or None,
+                *command,
+                cwd=cwd,
                 env=env,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.DEVNULL,
@@ -158,12 +293,15 @@ class BotPool:
             )
         except OSError as exc:
             self.core.retire_player(token)
-            command = " ".join(entrant.command)
-            raise BotLaunchError(f"cannot start bot {entrant.name!r} ({command}): {exc}") from exc
-        bot = BotProcess(entrant, token, process, self.limits)
+            if group is not None:
+                group.remove()
+            shown = " ".join(entrant.command)
+            raise BotLaunchError(f"cannot start bot {entrant.name!r} ({shown}): {exc}") from exc
+        bot = BotProcess(entrant, token, process, self.limits, group)
         self.processes[entrant.name].append(bot)
         loop = asyncio.get_running_loop()
-        self._tasks.append(loop.create_task(self._read_stderr(bot)))
+        bot.reader = loop.create_task(self._read_stderr(bot))
+        self._tasks.append(bot.reader)
         self._tasks.append(loop.create_task(self._wait_exit(bot)))
         return bot
 
@@ -172,57 +310,106 @@ class BotPool:
         assert stream is not None
         while chunk := await stream.read(4096):
             bot.tail = (bot.tail + chunk)[-_TAIL_BYTES:]
-            room = bot.limits.output_bytes - len(bot.capture)
-            if room > 0:
-                bot.capture += chunk[:room]
-            bot.dropped += max(0, len(chunk) - max(room, 0))
+            if (not bot.busy or not bot.answered()) and bot.last_match is not None:
+                bot.late.add(chunk, bot.late_room)
+            else:
+                bot.capture.add(chunk, bot.limits.output_bytes)
 
     async def _wait_exit(self, bot: BotProcess) -> None:
-        code = await bot.process.wait()
+        # Not process.wait(): asyncio waits there for the pipes to close too, and a child
+        # that keeps the bot's stderr open would hide its death.
+        while bot.process.returncode is None:
+            await asyncio.sleep(EXIT_POLL_SECONDS)
+        code = bot.process.returncode
         bot.alive = False
-        if not self.closing:
-            await asyncio.sleep(0.05)  # let the stderr reader catch the last words
-            last = bot.last_line()
-            self.core.player_gone(
-                bot.token, f"bot process exited with code {code}" + (f": {last}" if last else "")
+        await asyncio.to_thread(bot.kill)  # whatever it started dies with it
+        if self.closing or bot.faulted:
+            return
+        await asyncio.sleep(0.05)  # let the stderr reader catch the last words
+        usage = bot.cgroup.usage() if bot.cgroup is not None else None
+        if usage is not None and usage.oom_kills:
+            limit = self.limits.memory_mb
+            reason = f"asked for more than {limit:g} MB of memory, over its {limit:g} MB limit (the kernel killed it)"
+            self.core.player_gone(bot.token, reason, kind="limit")
+            return
+        last = bot.last_line()
+        self.core.player_gone(
+            bot.token, f"bot process exited with code {code}" + (f": {last}" if last else "")
+        )
+
+    def _usage(self, bots: Sequence[BotProcess]) -> dict[int, TreeUsage]:
+        in_groups = {b.pid: b.cgroup for b in bots if b.cgroup is not None}
+        usage = (
+            tree_usage([b.pid for b in bots if b.cgroup is None])
+            if len(in_groups) < len(bots)
+            else {}
+        )
+        for pid, group in in_groups.items():
+            u = group.usage()
+            usage[pid] = TreeUsage(u.cpu_seconds, u.memory_mb, 0)
+        return usage
+
+    def _over_limit(self, bot: BotProcess, usage: TreeUsage) -> str | None:
+        limits = self.limits
+        if bot.cgroup is not None:
+            counted = bot.cgroup.usage()
+            if counted.oom_kills:
+                limit = limits.memory_mb
+                return f"asked for more than {limit:g} MB of memory, over its {limit:g} MB limit (the kernel killed it)"
+            if counted.forks_refused:
+                return f"tried to run more than {limits.max_processes} processes and threads"
+        if limits.memory_mb is not None and usage.memory_mb > limits.memory_mb:
+            return (
+                f"used {usage.memory_mb:.0f} MB of memory, over its {limits.memory_mb:g} MB limit"
             )
+        if limits.max_processes is not None and usage.tasks > limits.max_processes:
+            return (
+                f"ran {usage.tasks} processes and threads, over its limit of {limits.max_processes}"
+            )
+        spent = usage.cpu_seconds - bot.cpu_baseline
+        if bot.busy and limits.cpu_seconds is not None and spent > limits.cpu_seconds:
+            return (
+                f"used {spent:.1f} s of CPU in this match, over its {limits.cpu_seconds:g} s limit"
+            )
+        return None
 
     async def _watch_limits(self) -> None:
-        limits = self.limits
-        if limits.cpu_seconds is None and limits.memory_mb is None:
-            return
         while not self.closing:
             await asyncio.sleep(MONITOR_SECONDS)
-            busy = [b for group in self.processes.values() for b in group if b.busy and b.alive]
-            if not busy:
+            for bot in [b for group in self.processes.values() for b in group]:
+                if bot.busy and bot.answered():
+                    self._hand_over_late_output(bot)
+            alive = [b for group in self.processes.values() for b in group if b.alive]
+            if not alive:
                 continue
-            usage = await asyncio.to_thread(group_usage)
-            for bot in busy:
-                cpu, rss = usage.get(bot.pid, (bot.cpu_baseline, 0.0))
-                reason = None
-                if limits.memory_mb is not None and rss > limits.memory_mb:
-                    reason = f"used {rss:.0f} MB of memory, over its {limits.memory_mb:g} MB limit"
-                elif limits.cpu_seconds is not None and cpu - bot.cpu_baseline > limits.cpu_seconds:
-                    spent = cpu - bot.cpu_baseline
-                    reason = f"used {spent:.1f} s of CPU in this match, over its {limits.cpu_seconds:g} s limit"
-                if reason is not None and bot.alive:
+            usage = await asyncio.to_thread(self._usage, alive)
+            for bot in alive:
+                reason = self._over_limit(bot, usage.get(bot.pid, TreeUsage(0.0, 0.0, 0)))
+                if reason is not None and bot.alive and not bot.faulted:
+                    bot.faulted = True
                     self.core.player_gone(bot.token, reason, kind="limit")
-                    with contextlib.suppress(ProcessLookupError):
-                        os.killpg(bot.pid, signal.SIGKILL)
+                    await asyncio.to_thread(bot.kill)
 
     async def close(self) -> None:
-        """Close every stream (bots exit by themselves), then stop stragglers."""
+        """Close every stream (bots exit by themselves), then stop stragglers and
+        everything any bot started."""
         self.closing = True
         bots = [b for group in self.processes.values() for b in group]
         for bot in bots:
             self.core.retire_player(bot.token)
         deadline = time.monotonic() + STOP_GRACE_SECONDS
         for bot in bots:
+            while bot.process.returncode is None and time.monotonic() < deadline:
+                await asyncio.sleep(EXIT_POLL_SECONDS)
+            await asyncio.to_thread(bot.kill)  # the leader may be gone, helpers not
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(bot.process.wait(), max(0.01, deadline - time.monotonic()))
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(bot.pid, signal.SIGKILL)  # the leader may be gone, helpers not
-            await bot.process.wait()
+                await asyncio.wait_for(bot.process.wait(), STOP_GRACE_SECONDS)
+            if bot.reader is not None:  # its last words, up to the end of the pipe
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(bot.reader), STOP_GRACE_SECONDS)
+            self._hand_over_late_output(bot)
+            if bot.cgroup is not None:
+                await asyncio.to_thread(bot.cgroup.remove)
         for task in [*self._tasks, *([self._monitor] if self._monitor else [])]:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -5,6 +5,7 @@ plain words."""
 from __future__ import annotations
 
 import asyncio
+import secrets
 import sys
 import tempfile
 from collections import Counter
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from arena.artifacts import Artifact, unpack
 from arena.bots import BotLaunchError, BotLimits, BotPool
+from arena.sandbox import Sandbox, SandboxError, resolve
 from arena.settings import DEFAULTS
 from arena.store import Entrant
 from referee.client import FALLBACK_MARK
@@ -94,15 +96,26 @@ async def check_bot(
     games: list[str] | None = None,
     move_seconds: float = DEFAULTS.move_seconds,
     limits: BotLimits | None = None,
+    sandbox: Sandbox | None = None,
+    hidden: tuple[str, ...] = (),
 ) -> list[CheckReport]:
-    """One short match per game, the bot in seat 0 against random bots."""
+    """One short match per game, the bot in seat 0 against random bots, in ``sandbox``
+    (default: none)."""
     chosen = games or [g for g in game_names() if entrant.plays(g)]
     reports = []
     core = RefereeCore()
     with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
         address = f"unix:{tmp}/referee.sock"
-        server = await start_server(core, [address])
-        pool = BotPool(core, address, seed=1, limits=limits or BotLimits())
+        server = await start_server(core, [address], admin_token=secrets.token_urlsafe(24))
+        pool = BotPool(
+            core,
+            address,
+            lambda name: str(secrets.randbits(63)),
+            limits or BotLimits(),
+            sandbox or Sandbox("none"),
+            visible=(tmp,),
+            hidden=hidden,
+        )
         try:
             for game in chosen:
                 engine = get_game(game)
@@ -122,7 +135,7 @@ async def check_bot(
                         game,
                         rules,
                         seats,
-                        1,
+                        secrets.randbits(63),
                         [b.token for b in bots],
                         names=[entrant.name] + ["random"] * (seats - 1),
                         config=config,
@@ -144,18 +157,34 @@ async def check_bot(
     return reports
 
 
-def run_checks(entrant: Entrant, games: list[str] | None, move_seconds: float) -> list[CheckReport]:
-    return asyncio.run(check_bot(entrant, games, move_seconds))
+def run_checks(
+    entrant: Entrant,
+    games: list[str] | None,
+    move_seconds: float,
+    sandbox: Sandbox | None = None,
+    hidden: tuple[str, ...] = (),
+) -> list[CheckReport]:
+    return asyncio.run(check_bot(entrant, games, move_seconds, sandbox=sandbox, hidden=hidden))
 
 
-def check_artifact(name: str, artifact: Artifact, move_seconds: float = 5.0) -> list[CheckReport]:
+def check_artifact(
+    name: str,
+    artifact: Artifact,
+    move_seconds: float = DEFAULTS.move_seconds,
+    sandbox: Sandbox | None = None,
+) -> list[CheckReport]:
     """``bots check`` on a submission before it is stored: its files unpacked in a
-    temporary folder, one short match per game its manifest declares."""
+    temporary folder, one short match per game its manifest declares, in ``sandbox``
+    (default: bwrap; SandboxError when it does not work here)."""
     with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
         where = unpack(artifact.archive(), artifact.sha256, Path(tmp))
         manifest = artifact.manifest
         entrant = Entrant(name, manifest.games, manifest.command, str(where), "")
-        return run_checks(entrant, None, move_seconds)
+        try:
+            box = sandbox or resolve("auto")
+        except SandboxError as exc:  # a stranger's code is not run unconfined
+            return [CheckReport("sandbox", False, 0, (str(exc),), "")]
+        return run_checks(entrant, None, move_seconds, box)
 
 
 def report_lines(name: str, report: CheckReport) -> list[str]:

@@ -1,35 +1,48 @@
 """Runs a tournament: launches bot processes once and reuses them, plays the scheduled
 matches concurrently through an in-process referee, and stores each match as it finishes.
 
-Bots connect to the referee over a Unix socket in a private temporary directory.
-Each bot process gets its own player token (ARENA_TOKEN) and the referee seats it
-in one match after another. A process that dies faults only the match it was in;
-the next match that needs its entrant launches a fresh one.
+Bots connect to the referee over a Unix socket in a private temporary directory, from
+the sandbox the tournament stores (``settings["sandbox"]``). Each bot process gets its own
+player token (ARENA_TOKEN) and the referee seats it in one match after another; the
+referee's admin RPCs need a random admin token that no bot ever sees. A process that dies
+faults only the match it was in; the next match that needs its entrant launches a fresh one.
 """
 
 from __future__ import annotations
 
 import asyncio
-import tempfile
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from arena.bots import BotLaunchError, BotPool
+from arena.bots import BotLog, MatchSeat
+from arena.matchplay import HostSettings, MatchHost, MatchJob, MatchNotPlayed, PlayedMatch
 from arena.rating import compute_ratings
-from arena.schedule import MatchPlan, gauntlet, round_robin, sprt_pairs
+from arena.sandbox import Sandbox, resolve
+from arena.schedule import MatchPlan, gauntlet, round_robin, sprt_pairs, tournament_secret
 from arena.settings import TournamentSettings
-from arena.store import Store, TournamentRecord
+from arena.store import Store, StoreError, TournamentRecord, database_files
 from referee.game import get_game, parse_rules
 from referee.match import MatchResult
-from referee.replay import now_iso, with_bot_logs
 from referee.rules import rules_to_dict
-from referee.service import RefereeCore, RefereeError, start_server
+from referee.service import RefereeCore
 
 
 class TournamentError(ValueError):
     """A tournament that cannot be run as asked."""
+
+
+@dataclass(frozen=True)
+class ClusterOptions:
+    """Where matches run when not in this process: ``workers`` local Dask worker
+    processes (a LocalCluster on 127.0.0.1), or the Dask scheduler at ``address``."""
+
+    workers: int | None = None
+    address: str | None = None
+    matches_per_worker: int | None = None  # default: the worker's cores minus one
+    shared_bots: bool = False  # plain-command bots exist at the same path on every worker
 
 
 def rules_key(game: str, rules: Any) -> str:
@@ -51,22 +64,22 @@ class Progress:
 ProgressCallback = Callable[[Progress], None]
 
 
-def schedule(settings: TournamentSettings, seats: int) -> list[MatchPlan]:
+def schedule(settings: TournamentSettings, seats: int, secret: bytes) -> list[MatchPlan]:
     """Every match a tournament with these settings may play, in rating order (an SPRT
-    stops early: its schedule is the cap)."""
+    stops early: its schedule is the cap). Deals derive from the tournament's ``secret``."""
     if settings.format == "gauntlet":
-        return gauntlet(settings.challengers, settings.bots, seats, settings.rounds, settings.seed)
+        return gauntlet(settings.challengers, settings.bots, seats, settings.rounds, secret)
     if settings.format == "sprt":
         assert settings.sprt is not None  # TournamentSettings checks it
         new, base = settings.bots
-        return sprt_pairs(
-            new, base, settings.field, seats, settings.sprt.max_matches, settings.seed
-        )
-    return round_robin(list(settings.bots), seats, settings.rounds, settings.seed)
+        return sprt_pairs(new, base, settings.field, seats, settings.sprt.max_matches, secret)
+    return round_robin(list(settings.bots), seats, settings.rounds, secret)
 
 
 def create_tournament(store: Store, settings: TournamentSettings) -> TournamentRecord:
-    """Validate and record a new tournament (nothing is played yet)."""
+    """Validate and record a new tournament (nothing is played yet). Without a seed its
+    deals come from a fresh random secret; with one they can be rebuilt by anyone who
+    knows it."""
     game = settings.game
     engine = get_game(game)
     parsed = parse_rules(engine.Rules, dict(settings.rules))
@@ -88,8 +101,7 @@ def create_tournament(store: Store, settings: TournamentSettings) -> TournamentR
         challengers=resolved(settings.challengers),
         field=resolved(settings.field),
     )
-    names = [*settings.bots, *settings.challengers, *settings.field]
-    for entrant in [store.entrant(name) for name in dict.fromkeys(names)]:
+    for entrant in [store.entrant(name) for name in settings.entrants()]:
         if entrant.removed:
             raise TournamentError(f"bot {entrant.name!r} has been removed; it is not scheduled")
         if not entrant.plays(game):
@@ -97,9 +109,10 @@ def create_tournament(store: Store, settings: TournamentSettings) -> TournamentR
                 f"bot {entrant.name!r} declares {', '.join(entrant.games)}, not {game}"
             )
     settings = replace(settings, seats=seats)
-    plans = schedule(settings, seats)
+    secret = tournament_secret(settings.seed)
+    plans = schedule(settings, seats, secret)
     return store.create_tournament(
-        settings, rules_to_dict(parsed), rules_key(game, parsed), len(plans)
+        settings, rules_to_dict(parsed), rules_key(game, parsed), len(plans), secret
     )
 
 
@@ -117,101 +130,93 @@ async def run_tournament(
     tournament_id: int,
     on_progress: ProgressCallback | None = None,
     core: RefereeCore | None = None,
+    cluster: ClusterOptions | None = None,
+    sandbox: Sandbox | None = None,
 ) -> RunSummary:
     """Play every scheduled match of a tournament that is not stored yet, then rate.
-    ``core`` lets a caller (the benchmark) observe the referee while it runs."""
+    Matches run on this process's referee, or with ``cluster`` on Dask workers, each
+    with its own referee and bots; either way this process alone writes the database.
+    ``core`` lets a caller (the benchmark) observe the in-process referee while it runs;
+    ``sandbox`` overrides the stored mode (resolved where the bots run otherwise:
+    SandboxError if unusable)."""
     record = store.tournament(tournament_id)
-    engine = get_game(record.game)
-    rules = parse_rules(engine.Rules, record.rules)
+    if record.secret is None:
+        raise TournamentError(
+            f"tournament {tournament_id} was made by an older arena whose deals are not "
+            "secret; start a new tournament instead of resuming it"
+        )
     settings = record.settings
     config = settings.match_config()
-    plans = schedule(settings, record.seats)
+    mode = sandbox.mode if sandbox is not None else settings.sandbox
+    if cluster is None:
+        sandbox = sandbox or resolve(mode)  # refuse before anything is marked running
+    plans = schedule(settings, record.seats, record.secret)
     finished = store.finished_indexes(tournament_id)
-    todo = [p for p in plans if p.idx not in finished]
-    names = dict.fromkeys(name for p in plans[:1] + todo for name in p.lineup)
-    entrants = {name: store.entrant(name) for name in names}
     stop = early_stop(store, record)
-    if stop is not None and stop():
-        todo = []
+    todo = [] if stop is not None and stop() else [p for p in plans if p.idx not in finished]
+    names = dict.fromkeys(name for p in todo for name in p.lineup)
+    entrants = {name: store.entrant(name) for name in names}
+    jobs = [
+        MatchJob(
+            tournament_id,
+            plan,
+            record.game,
+            record.rules,
+            record.seats,
+            config,
+            tuple(entrants[name] for name in plan.lineup),
+        )
+        for plan in todo
+    ]
+    host_settings = HostSettings(record.secret, settings.bot_limits(), mode)
     store.set_tournament_status(tournament_id, "running")
     started = time.monotonic()
     errors: list[str] = []
     done = len(finished)
-    played = 0
     if on_progress:
         on_progress(Progress(done, len(plans), None, None))
 
-    core = core or RefereeCore()
-    with tempfile.TemporaryDirectory(prefix="arena-") as tmp:
-        address = f"unix:{tmp}/referee.sock"
-        server = await start_server(core, [address])
-        pool = BotPool(core, address, record.seed, settings.bot_limits())
-        semaphore = asyncio.Semaphore(record.concurrency)
-        stopped = asyncio.Event()  # an SPRT reached its verdict: start no more matches
+    def save(played: PlayedMatch) -> bool:
+        """Store a match; True once no more matches are needed (an SPRT's verdict)."""
+        nonlocal done
+        plan = played.job.plan
+        store.save_match(
+            tournament_id,
+            plan.idx,
+            record.rules_key,
+            plan.lineup,
+            played.result,
+            played.started,
+            played.seconds,
+            worker=played.worker,
+        )
+        done += 1
+        if on_progress:
+            on_progress(Progress(done, len(plans), plan, played.result))
+        return stop is not None and stop()
 
-        async def play(plan: MatchPlan) -> None:
-            nonlocal done, played
-            async with semaphore:
-                if stopped.is_set():
-                    return
-                bots = []
-                try:
-                    for name in plan.lineup:
-                        bots.append(await pool.acquire(entrants[name]))
-                except BotLaunchError as exc:
-                    errors.append(str(exc))
-                    for bot in bots:
-                        pool.release(bot)
-                    return
-                began, clock = now_iso(), time.monotonic()
-                try:
-                    runtime, _ = core.create_match(
-                        record.game,
-                        rules,
-                        record.seats,
-                        plan.seed,
-                        [b.token for b in bots],
-                        names=plan.lineup,
-                        config=config,
-                        match_id=f"t{tournament_id}-{plan.idx:05d}",
-                        start_timeout=30.0,
-                    )
-                    result = await runtime.wait()
-                except RefereeError as exc:
-                    errors.append(str(exc))
-                    return
-                finally:
-                    logs = [pool.release(bot) for bot in bots]
-                result = replace(result, replay=with_bot_logs(result.replay, logs))
-                store.save_match(
-                    tournament_id,
-                    plan.idx,
-                    record.rules_key,
-                    plan.lineup,
-                    result,
-                    began,
-                    time.monotonic() - clock,
-                )
-                core.forget_match(result.spec.match_id)
-                done += 1
-                played += 1
-                if stop is not None and stop():
-                    stopped.set()
-                if on_progress:
-                    on_progress(Progress(done, len(plans), plan, result))
+    try:
+        if cluster is None:
 
-        tasks = [asyncio.get_running_loop().create_task(play(p)) for p in todo]
-        try:
-            await asyncio.gather(*tasks)
-        except BaseException:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            store.set_tournament_status(tournament_id, "interrupted")
-            raise
-        finally:
-            await pool.close()
-            await server.stop(grace=0.5)
+            def late_output(match: MatchSeat, log: BotLog) -> None:
+                with contextlib.suppress(StoreError):  # a match that failed is not stored
+                    store.append_bot_output(match[0], match[1], log.text, log.dropped_bytes)
+
+            host = MatchHost(
+                host_settings,
+                core,
+                sandbox=sandbox,
+                hidden=database_files(store.path),
+                on_late_output=late_output,
+            )
+            await _play_in_process(jobs, host, record.concurrency, save, errors)
+        else:
+            from arena.distributed import play_on_dask
+
+            await play_on_dask(jobs, host_settings, cluster, store, save, errors)
+    except BaseException:
+        store.set_tournament_status(tournament_id, "interrupted")
+        raise
     update_ratings(store, record.game, record.rules_key)
     complete = len(store.finished_indexes(tournament_id)) == len(plans) or (
         stop is not None and stop()
@@ -219,7 +224,7 @@ async def run_tournament(
     store.set_tournament_status(tournament_id, "finished" if complete else "incomplete")
     return RunSummary(
         store.tournament(tournament_id),
-        played,
+        done - len(finished),
         len(finished),
         tuple(errors),
         time.monotonic() - started,
@@ -233,6 +238,44 @@ def early_stop(store: Store, record: TournamentRecord) -> Callable[[], bool] | N
     from arena.sprt import sprt_status
 
     return lambda: sprt_status(store, record).decided
+
+
+SaveMatch = Callable[[PlayedMatch], bool]  # stores a match; True: start no more
+
+
+async def _play_in_process(
+    jobs: Sequence[MatchJob],
+    host: MatchHost,
+    concurrency: int,
+    save: SaveMatch,
+    errors: list[str],
+) -> None:
+    await host.start()
+    semaphore = asyncio.Semaphore(concurrency)
+    enough = asyncio.Event()  # an SPRT reached its verdict: start no more matches
+
+    async def play(job: MatchJob) -> None:
+        async with semaphore:
+            if enough.is_set():
+                return
+            try:
+                played = await host.play(job)
+            except MatchNotPlayed as exc:
+                errors.append(str(exc))
+                return
+            if save(played):
+                enough.set()
+
+    tasks = [asyncio.get_running_loop().create_task(play(job)) for job in jobs]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+    finally:
+        await host.close()
 
 
 def update_ratings(store: Store, game: str, key: str) -> None:

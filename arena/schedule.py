@@ -7,13 +7,22 @@ seed (duplicate deals, as in duplicate bridge): each entrant plays every seat of
 the same deal against every opponent, so the luck of the deal cancels, and in a
 one-seat game (solitaire) every entrant plays the same deals. With fewer entrants
 than seats the entrants are repeated around the table.
+
+Deals are secret: every seed derives from the tournament's secret (at least 128 random
+bits, stored with the tournament, never given to a bot) through HMAC-SHA256, so knowing
+the schedule, a bot's own ARENA_BOT_SEED or any finished deal tells nothing about another
+deal. ``--seed S`` derives the secret from S instead: the tournament is then reproducible,
+and anyone who knows S can rebuild its deals.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import itertools
 import math
 import random
+import secrets
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,16 +43,37 @@ class MatchPlan:
     lineup: tuple[str, ...]  # entrant name per seat
 
 
-def match_seed(tournament_seed: int, deal: int) -> int:
-    """A 63-bit seed per deal, stable across machines."""
-    return random.Random(f"arena/{tournament_seed}/{deal}").getrandbits(63)
+SECRET_BYTES = 32
+
+
+def tournament_secret(seed: int | None = None) -> bytes:
+    """A fresh random secret, or (``seed`` given) one derived from it: reproducible, and
+    public to anyone who knows the seed."""
+    if seed is None:
+        return secrets.token_bytes(SECRET_BYTES)
+    return hashlib.sha256(f"card-arena/tournament-seed/{seed}".encode()).digest()
+
+
+def _keyed(secret: bytes, purpose: str) -> bytes:
+    return hmac.new(secret, purpose.encode(), hashlib.sha256).digest()
+
+
+def deal_seed(secret: bytes, deal: int) -> int:
+    """The 63-bit engine seed of one deal, stable across machines."""
+    return int.from_bytes(_keyed(secret, f"deal/{deal}")[:8], "big") >> 1
+
+
+def bot_seed(secret: bytes, name: str) -> str:
+    """ARENA_BOT_SEED of an entrant: stable within a tournament, unrelated to any deal
+    (another HMAC of the secret, which cannot be inverted to it)."""
+    return str(int.from_bytes(_keyed(secret, f"bot/{name}")[:8], "big") >> 1)
 
 
 def _balanced_subset(
-    entrants: Sequence[str], seats: int, limit: int, seed: int
+    entrants: Sequence[str], seats: int, limit: int, secret: bytes
 ) -> list[tuple[str, ...]]:
     """``limit`` combinations chosen greedily so every entrant appears about equally often."""
-    rng = random.Random(f"arena/{seed}/subset")
+    rng = random.Random(_keyed(secret, "subset"))
     combos = list(itertools.combinations(entrants, seats))
     rng.shuffle(combos)
     uses: Counter[str] = Counter()
@@ -65,7 +95,10 @@ def _balanced_subset(
 
 
 def lineups(
-    entrants: Sequence[str], seats: int, seed: int, max_combinations: int = MAX_COMBINATIONS
+    entrants: Sequence[str],
+    seats: int,
+    secret: bytes,
+    max_combinations: int = MAX_COMBINATIONS,
 ) -> list[tuple[str, ...]]:
     """The table compositions of one round, before rotation."""
     if len(entrants) < 1:
@@ -82,22 +115,20 @@ def lineups(
         return [tuple(entrants[i % len(entrants)] for i in range(seats))]
     if math.comb(len(entrants), seats) <= max_combinations:
         return list(itertools.combinations(entrants, seats))
-    return _balanced_subset(entrants, seats, max_combinations, seed)
+    return _balanced_subset(entrants, seats, max_combinations, secret)
 
 
-def round_robin(entrants: Sequence[str], seats: int, rounds: int, seed: int) -> list[MatchPlan]:
+def round_robin(entrants: Sequence[str], seats: int, rounds: int, secret: bytes) -> list[MatchPlan]:
     """The whole schedule, in the order matches are started and rated."""
     if rounds < 1:
         raise ScheduleError("rounds must be at least 1")
     plans: list[MatchPlan] = []
-    tables = lineups(entrants, seats, seed)
+    tables = lineups(entrants, seats, secret)
     for rnd in range(rounds):
-        deal_seed = match_seed(seed, rnd)  # one deal per round, for every table and seat
+        seed = deal_seed(secret, rnd)  # one deal per round, for every table and seat
         for table in tables:
-            rotations = {tuple(table[(i + r) % seats] for i in range(seats)) for r in range(seats)}
-            ordered = sorted(rotations, key=lambda lineup: [table.index(n) for n in lineup])
-            for lineup in ordered:
-                plans.append(MatchPlan(len(plans), rnd, rnd, deal_seed, lineup))
+            for lineup in _with_rotations(table, seats):
+                plans.append(MatchPlan(len(plans), rnd, rnd, seed, lineup))
     return plans
 
 
@@ -107,7 +138,7 @@ def _with_rotations(table: tuple[str, ...], seats: int) -> list[tuple[str, ...]]
 
 
 def gauntlet(
-    challengers: Sequence[str], field: Sequence[str], seats: int, rounds: int, seed: int
+    challengers: Sequence[str], field: Sequence[str], seats: int, rounds: int, secret: bytes
 ) -> list[MatchPlan]:
     """Each challenger plays every combination of the field (every seat rotation, one deal
     per round); challengers do not meet each other and the field does not play itself."""
@@ -122,21 +153,21 @@ def gauntlet(
         raise ScheduleError(f"{', '.join(both)} cannot be both a challenger and in the field")
     if seats < 2:
         raise ScheduleError("a gauntlet needs a game of two seats or more")
-    opponents = lineups(field, seats - 1, seed) if len(field) > 1 or seats == 2 else None
+    opponents = lineups(field, seats - 1, secret) if len(field) > 1 or seats == 2 else None
     if opponents is None:
         opponents = [tuple(field) * (seats - 1)]
     plans: list[MatchPlan] = []
     for rnd in range(rounds):
-        deal_seed = match_seed(seed, rnd)
+        seed = deal_seed(secret, rnd)
         for challenger in challengers:
             for others in opponents:
                 for lineup in _with_rotations((challenger, *others), seats):
-                    plans.append(MatchPlan(len(plans), rnd, rnd, deal_seed, lineup))
+                    plans.append(MatchPlan(len(plans), rnd, rnd, seed, lineup))
     return plans
 
 
 def sprt_pairs(
-    new: str, base: str, field: Sequence[str], seats: int, max_matches: int, seed: int
+    new: str, base: str, field: Sequence[str], seats: int, max_matches: int, secret: bytes
 ) -> list[MatchPlan]:
     """The duplicate pairs of an SPRT, in order: pair ``p`` plays deal ``p`` twice. With two
     seats NEW and BASE swap seats; with more, NEW and then BASE take the same seat (turning
@@ -153,7 +184,7 @@ def sprt_pairs(
         raise ScheduleError("an SPRT needs a game of two seats or more")
     plans: list[MatchPlan] = []
     for pair in range(max(1, max_matches // 2)):
-        deal_seed = match_seed(seed, pair)
+        seed = deal_seed(secret, pair)
         if seats == 2:
             lineups_: list[tuple[str, ...]] = [(new, base), (base, new)]
         else:
@@ -161,5 +192,5 @@ def sprt_pairs(
             others = list(field)
             lineups_ = [tuple([*others[:seat], who, *others[seat:]]) for who in (new, base)]
         for lineup in lineups_:
-            plans.append(MatchPlan(len(plans), pair, pair, deal_seed, lineup))
+            plans.append(MatchPlan(len(plans), pair, pair, seed, lineup))
     return plans

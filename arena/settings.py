@@ -63,7 +63,7 @@ class TournamentSettings:
     challengers: tuple[str, ...] = ()  # gauntlet: who plays the field (``bots``)
     field: tuple[str, ...] = ()  # SPRT with more than two seats: the other seats' bots
     rounds: int = 1
-    seed: int = 1
+    seed: int | None = None  # None: secret deals; a seed makes them public (docs/security.md)
     seats: int | None = None  # None: the game's minimum
     concurrency: int = 2
     move_seconds: float = _MATCH.move_seconds
@@ -73,6 +73,7 @@ class TournamentSettings:
     bot_cpu_seconds: float | None = _LIMITS.cpu_seconds
     bot_memory_mb: float | None = _LIMITS.memory_mb
     bot_output_kb: int = _LIMITS.output_bytes // 1024
+    bot_max_processes: int | None = _LIMITS.max_processes
     sandbox: str = "auto"
     sprt: SprtSettings | None = None
 
@@ -89,6 +90,8 @@ class TournamentSettings:
             raise SettingsError("concurrency must be at least 1")
         if self.bot_output_kb < 0:
             raise SettingsError("bot_output_kb must not be negative")
+        if self.bot_max_processes is not None and self.bot_max_processes < 1:
+            raise SettingsError("bot_max_processes must be at least 1")
         if self.format == "gauntlet" and not self.challengers:
             raise SettingsError("a gauntlet needs --challengers (who plays the field)")
         if self.format != "gauntlet" and self.challengers:
@@ -101,6 +104,10 @@ class TournamentSettings:
             self.match_config()
         except MatchConfigError as exc:
             raise SettingsError(str(exc)) from exc
+
+    def entrants(self) -> tuple[str, ...]:
+        """Every bot the tournament plays, once each: bots, challengers, then the field."""
+        return tuple(dict.fromkeys((*self.bots, *self.challengers, *self.field)))
 
     def match_config(self) -> MatchConfig:
         return MatchConfig(
@@ -115,6 +122,7 @@ class TournamentSettings:
             cpu_seconds=self.bot_cpu_seconds,
             memory_mb=self.bot_memory_mb,
             output_bytes=self.bot_output_kb * 1024,
+            max_processes=self.bot_max_processes,
         )
 
     def to_json(self) -> dict[str, Any]:

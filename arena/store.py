@@ -8,10 +8,11 @@ faults and replay, so a crash loses at most the matches in flight.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import zlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +28,7 @@ from arena.submissions import (
     split_ref,
 )
 from referee.match import MatchResult
-from referee.replay import now_iso
+from referee.replay import now_iso, with_bot_logs
 
 if TYPE_CHECKING:  # arena.settings imports arena.bots, which imports this module
     from arena.settings import TournamentSettings
@@ -70,13 +71,20 @@ class TournamentRecord:
     bots: tuple[str, ...]
     seats: int
     rounds: int
-    seed: int
+    seed: int | None  # --seed, when the tournament was made reproducible with one
     concurrency: int
     settings: TournamentSettings
     status: str
     total_matches: int
     created: str
     finished: str | None
+    secret: bytes | None = field(default=None, repr=False)  # the deals' secret; None: legacy
+
+
+@dataclass(frozen=True)
+class _Output:
+    text: str
+    dropped_bytes: int
 
 
 class Store:
@@ -90,7 +98,9 @@ class Store:
             raise StoreError(f"{self.path} is not an arena database: {exc}") from exc
         self._migrate()
         # Submitted bots' files are unpacked beside the database, one folder per hash.
-        self.submissions = Submissions(self.db, self.path.with_name(self.path.name + ".bots"))
+        self.submissions = Submissions(
+            self.db, self.path.resolve().with_name(self.path.name + ".bots")
+        )
 
     def close(self) -> None:
         self.db.conn.close()
@@ -132,6 +142,7 @@ class Store:
                     "total_matches": int,
                     "created": str,
                     "finished": str,
+                    "secret": str,
                 },
                 pk="id",
             )
@@ -218,6 +229,10 @@ class Store:
             self.db.table("entrants").add_column("removed", int, not_null_default=0)
         if "artifacts" not in self.db.table("matches").columns_dict:
             self.db.table("matches").add_column("artifacts", str)
+        if "secret" not in self.db.table("tournaments").columns_dict:
+            self.db.table("tournaments").add_column("secret", str)  # before deals were secret
+        if "worker" not in self.db.table("matches").columns_dict:
+            self.db.table("matches").add_column("worker", str)
 
     # ---- entrants -------------------------------------------------------------
 
@@ -327,6 +342,7 @@ class Store:
         rules: dict[str, Any],
         rules_key: str,
         total_matches: int,
+        secret: bytes,
     ) -> TournamentRecord:
         """Record a tournament: ``rules`` every option's value, ``settings`` as given."""
         row = {
@@ -343,6 +359,7 @@ class Store:
             "total_matches": total_matches,
             "created": now_iso(),
             "finished": None,
+            "secret": secret.hex(),
         }
         table = self.db.table("tournaments")
         table.insert(row)
@@ -368,7 +385,7 @@ class Store:
             r["concurrency"],
             TournamentSettings.from_mapping(
                 {
-                    **json.loads(r["settings"]),
+                    **_settings_before_the_object(json.loads(r["settings"])),
                     "game": r["game"],
                     "bots": json.loads(r["bots"]),
                     "seats": r["seats"],
@@ -382,12 +399,18 @@ class Store:
             r["total_matches"],
             r["created"],
             r["finished"],
+            bytes.fromhex(r["secret"]) if r.get("secret") else None,
         )
 
     def tournaments(self) -> list[TournamentRecord]:
         return [
             self.tournament(r["id"]) for r in self.db.table("tournaments").rows_where(order_by="id")
         ]
+
+    def set_tournament_settings(self, tournament_id: int, settings: TournamentSettings) -> None:
+        self.db.table("tournaments").update(
+            tournament_id, {"settings": json.dumps(settings.to_json(), sort_keys=True)}
+        )
 
     def set_tournament_status(self, tournament_id: int, status: str) -> None:
         finished = now_iso() if status == "finished" else None
@@ -408,6 +431,7 @@ class Store:
         result: MatchResult,
         started: str,
         seconds: float,
+        worker: str = "local",
     ) -> None:
         """Write a finished match, its results, faults and replay in one transaction."""
         spec = result.spec
@@ -431,6 +455,7 @@ class Store:
                     "finished": now_iso(),
                     "seconds": round(seconds, 3),
                     "outcome": json.dumps(outcome.to_json()),
+                    "worker": worker,
                 }
             )
             self.db.table("results").insert_all(
@@ -461,6 +486,47 @@ class Store:
             self.db.table("replays").insert(
                 {"match_id": spec.match_id, "jsonl_z": zlib.compress(result.replay.encode(), 6)}
             )
+
+    def append_bot_output(self, match_id: str, seat: int, text: str, dropped_bytes: int) -> None:
+        """Add what a seat's bot wrote after the match ended to its stored replay (to the
+        seat's ``stderr`` line, or a new one)."""
+        with self.db.atomic():
+            lines = self.replay_text(match_id).rstrip("\n").split("\n")
+            for i, line in enumerate(lines):
+                entry = json.loads(line)
+                if entry.get("type") == "stderr" and entry.get("seat") == seat:
+                    entry["text"] += text
+                    entry["dropped_bytes"] += dropped_bytes
+                    lines[i] = json.dumps(entry, separators=(",", ":"), ensure_ascii=False)
+                    replay = "\n".join(lines) + "\n"
+                    break
+            else:
+                logs = [_Output("", 0)] * seat + [_Output(text, dropped_bytes)]
+                replay = with_bot_logs("\n".join(lines) + "\n", logs)
+            self.db.table("replays").update(
+                match_id, {"jsonl_z": zlib.compress(replay.encode(), 6)}
+            )
+
+    def save_worker_logs(self, tournament_id: int, logs: dict[str, str]) -> None:
+        """The last lines of each Dask worker's log after a run, kept per tournament."""
+        table = self.db.table("worker_logs")
+        with self.db.atomic():
+            for worker, text in logs.items():
+                table.upsert(
+                    {
+                        "tournament_id": tournament_id,
+                        "worker": worker,
+                        "log": text,
+                        "saved": now_iso(),
+                    },
+                    pk=("tournament_id", "worker"),
+                )
+
+    def worker_logs(self, tournament_id: int) -> dict[str, str]:
+        if "worker_logs" not in self.db.table_names():
+            return {}
+        rows = self.db.table("worker_logs").rows_where("tournament_id = ?", [tournament_id])
+        return {r["worker"]: r["log"] for r in rows}
 
     def matches(
         self,
@@ -616,3 +682,17 @@ class Store:
     def ratings(self, game: str, rules_key: str) -> dict[str, tuple[float, float, int]]:
         rows = self.db.table("ratings").rows_where("game = ? and rules_key = ?", [game, rules_key])
         return {r["entrant"]: (r["mu"], r["sigma"], r["games"]) for r in rows}
+
+
+def _settings_before_the_object(stored: dict[str, Any]) -> dict[str, Any]:
+    """Settings stored by an arena before TournamentSettings kept stderr in bytes."""
+    if "bot_output_bytes" in stored and "bot_output_kb" not in stored:
+        stored = {**stored, "bot_output_kb": int(stored["bot_output_bytes"]) // 1024}
+    return stored
+
+
+def database_files(path: str | Path) -> tuple[str, ...]:
+    """A database's files by absolute path (with SQLite's journals), which no bot may see:
+    the sandbox hides them."""
+    base = os.path.abspath(path)
+    return tuple(base + suffix for suffix in ("", "-wal", "-shm", "-journal"))

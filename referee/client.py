@@ -105,6 +105,7 @@ class BotRunner:
             )
         self.on_message = on_message
         self.matches_played = 0
+        self.goodbye = ""  # why the referee ended the session, once it has
         self._failures = 0
         self._armed = False  # whether choose() runs under a SIGALRM deadline
 
@@ -152,6 +153,8 @@ class BotRunner:
         elif kind == "action_result":
             result = message.action_result
             _log(self.name, f"referee: {result.status}: {result.message}")
+        elif kind == "goodbye":  # nothing more for this token: the stream ends next
+            self.goodbye = message.goodbye.reason
         elif kind == "error":
             raise BotError(
                 f"referee refused the bot: {message.error.code}: {message.error.message}"

@@ -145,7 +145,7 @@ A = TypeVar("A")
 
 
 class Game(Protocol[S, A, RulesT]):
-    """The protocol of a game engine. See DESIGN.md, "The Game contract"."""
+    """The protocol of a game engine. docs/architecture.md, "The Game contract"."""
 
     name: ClassVar[str]
     version: ClassVar[int]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -40,10 +41,16 @@ class MatchConfig:
     max_strikes: int = 3
 
     def __post_init__(self) -> None:
-        if self.move_seconds <= 0:
-            raise MatchConfigError("move_seconds must be positive")
-        if self.time_bank_seconds < 0:
-            raise MatchConfigError("time_bank_seconds must not be negative")
+        # `not x > 0` (rather than `x <= 0`) also refuses nan; an infinite deadline
+        # would let one bot stall a match for ever.
+        if not (math.isfinite(self.move_seconds) and self.move_seconds > 0):
+            raise MatchConfigError(
+                f"move seconds must be a positive, finite number, not {self.move_seconds}"
+            )
+        if not (math.isfinite(self.time_bank_seconds) and self.time_bank_seconds >= 0):
+            raise MatchConfigError(
+                f"time bank seconds must be a finite number, 0 or more, not {self.time_bank_seconds}"
+            )
         if self.fault_policy not in ("forfeit", "default"):
             raise MatchConfigError(
                 f"fault policy must be 'forfeit' or 'default', not {self.fault_policy!r}"
@@ -88,7 +95,7 @@ class DecisionRequest:
 
     match_id: str
     seat: int
-    number: int  # decisions so far in the match
+    number: int  # this seat's own decisions so far in the match (see _ask)
     view: Any  # the seat's observation dataclass
     legal: tuple[str, ...]
     seconds: float  # time until the deadline, time bank included
@@ -173,6 +180,8 @@ class MatchDriver:
         self.faults: list[FaultRecord] = []
         self.forfeited: list[int] = []
         self.decisions = 0
+        self.asked = [0] * spec.seats  # decisions asked of each seat
+        self.answered = [0] * spec.seats  # answers each seat gave (legal or not)
         self.state: Any = None
 
     async def run(self) -> MatchResult:
@@ -214,12 +223,16 @@ class MatchDriver:
         request = DecisionRequest(
             match_id=self.spec.match_id,
             seat=seat,
-            number=self.decisions,
+            # Per seat: the match-wide count would also count other seats' decisions, and
+            # whether a seat was asked at all (or played a forced move automatically) can
+            # depend on cards this seat cannot see (Dingo's hunt passes).
+            number=self.asked[seat],
             view=game.observation(self.state, seat),
             legal=legal,
             seconds=seconds,
             time_bank_left=clock.bank,
         )
+        self.asked[seat] += 1
         started = time.monotonic()
         fault: SeatFault | None = None
         try:
@@ -227,6 +240,7 @@ class MatchDriver:
             # this bound only guards against an agent that does not.
             async with asyncio.timeout(seconds + _GRACE):
                 code = await self.agents[seat].decide(request)
+            self.answered[seat] += 1
         except TimeoutError:
             fault = SeatFault("timeout", f"no answer within {seconds:.3g}s")
         except SeatFault as exc:

@@ -18,18 +18,15 @@ It decides only from the observation (``referee.v1.dingo_pb2.DingoObservation``)
 
 from __future__ import annotations
 
-import os
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from referee.games.dingo import DEALT_CARDS
+from referee.botkit import DINGO_DEALT_CARDS as DEALT_CARDS
+from referee.botkit import MatchRandom
 
-# Only a fallback for a phase this bot does not know uses chance; reseeded per match
-# like the random bot, so a match's play does not depend on the process.
-_BASE_SEED = os.environ.get("ARENA_BOT_SEED", "")
-_rng = random.Random(_BASE_SEED)
+# Only a fallback for a phase this bot does not know uses chance.
+_rng = MatchRandom()  # reseeded from ARENA_BOT_SEED and the match id at every match
 
 Q_WOLF = 0.6  # chance an opponent holding a live wolf plays it
 Q_WOLF_ACE = 0.65
@@ -206,11 +203,9 @@ def choose(observation: Any, legal_actions: Sequence[str]) -> str:
     return pick
 
 
-def reseed(match_id: str) -> None:
-    _rng.seed(f"{_BASE_SEED}/{match_id}")
-
-
 if __name__ == "__main__":
     from referee.client import run_bot
 
-    run_bot(choose, name="dingo_strategy", on_match_start=lambda start: reseed(start.match_id))
+    run_bot(
+        choose, name="dingo_strategy", on_match_start=lambda start: _rng.start_match(start.match_id)
+    )

@@ -10,15 +10,15 @@ Run: ``python -m sample_bots.gin_strategy`` with ARENA_TARGET and ARENA_TOKEN se
 
 from __future__ import annotations
 
-import os
-import random
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from referee.cards import card
-from referee.games.gin_rummy.melds import M13, VALUE, deadwood
+from referee.botkit import GIN_CARD_POINTS as VALUE
+from referee.botkit import GIN_SUIT_MASK as M13
+from referee.botkit import MatchRandom, card
+from referee.botkit import gin_deadwood as deadwood
 
-_rng = random.Random(os.environ.get("ARENA_BOT_SEED"))
+_rng = MatchRandom()  # reseeded from ARENA_BOT_SEED and the match id at every match
 
 # Knock at once with this much deadwood or less; above it, only while the opponent is
 # probably still far from melded (early in the hand) or when the hand is about to be void.
@@ -107,4 +107,6 @@ def choose(observation: Any, legal_actions: Sequence[str]) -> str:
 if __name__ == "__main__":
     from referee.client import run_bot
 
-    run_bot(choose, name="gin_strategy")
+    run_bot(
+        choose, name="gin_strategy", on_match_start=lambda start: _rng.start_match(start.match_id)
+    )

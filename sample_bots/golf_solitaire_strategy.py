@@ -26,8 +26,9 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from referee.games.golf_solitaire.rules import adjacency
-from referee.games.golf_solitaire.solver import best_score_and_work, warm_up
+from referee.botkit import solitaire_adjacency as adjacency
+from referee.botkit import solitaire_best_score as best_score_and_work
+from referee.botkit import solitaire_warm_up as warm_up
 
 MIN_SAMPLES = 4
 MAX_SAMPLES = 64

@@ -23,18 +23,21 @@ It decides only from the observation (``referee.v1.golf_pb2.GolfObservation``):
 
 from __future__ import annotations
 
-import os
-import random
 from collections import Counter
 from collections.abc import Sequence
-from functools import cache
 from typing import Any
 
-from referee.cards import Card, card, make_deck
-from referee.games.golf import GolfRules, card_value, layout_points
-from referee.rules import parse_rules
+from referee.botkit import (
+    Card,
+    MatchRandom,
+    card,
+    golf_card_value,
+    golf_deck,
+    golf_layout_points,
+    golf_rules,
+)
 
-_rng = random.Random(os.environ.get("ARENA_BOT_SEED"))
+_rng = MatchRandom()  # reseeded from ARENA_BOT_SEED and the match id at every match
 
 FEED_WEIGHT = 0.4  # share of the next seat's gain counted against a discard
 OPPONENT_LAST_TURN_GAIN = 3.0  # what a player is expected to gain in their last turn
@@ -42,47 +45,12 @@ KNOCK_MARGIN = 3.0
 END_WEIGHT = 0.5  # share of the lead kept by ending the hole now
 
 
-@cache
-def _rules(key: tuple[tuple[str, str], ...]) -> GolfRules:
-    return parse_rules(GolfRules, dict(key))
-
-
-def rules_of(obs: Any) -> GolfRules:
-    r = obs.rules
-    opts = {
-        "variant": r.variant,
-        "scoring": r.scoring,
-        "jokers": str(r.jokers),
-        "bonus_rank": r.bonus_rank,
-        "decks": str(r.decks),
-        "holes": str(r.holes) if r.HasField("holes") else "none",
-        "target_score": str(r.target_score) if r.HasField("target_score") else "none",
-        "max_reshuffles": str(r.max_reshuffles),
-        "max_turns": str(r.max_turns),
-        "early_end_penalty": r.early_end_penalty,
-    }
-    for flag in (
-        "peek_near_only",
-        "initial_flips_same_column",
-        "pairs_anywhere",
-        "four_of_a_kind_bonus",
-        "diagonal_pairs",
-        "no_pairs",
-        "final_turn_stock_only",
-        "remove_cancelled",
-    ):
-        opts[flag] = "true" if getattr(r, flag) else "false"
-    if opts["holes"] == "none" and opts["target_score"] == "none":
-        opts["holes"] = "1"  # cannot happen in a valid match; keeps parsing total
-    return _rules(tuple(sorted(opts.items())))
-
-
 class Table:
     """What the seat knows, with the unseen pool and the layout values it implies."""
 
     def __init__(self, obs: Any) -> None:
         self.obs = obs
-        self.rules = rules_of(obs)
+        self.rules = golf_rules(obs)
         self.seat = obs.seat
         r = self.rules
         seen: Counter[str] = Counter(c.code for c in obs.discard)
@@ -103,7 +71,7 @@ class Table:
             self.unknown.append(mask)
         if obs.HasField("drawn"):
             seen[obs.drawn.code] += 1
-        deck = Counter(c.code for c in make_deck(r.decks or 1, r.jokers * (r.decks or 1)))
+        deck = Counter(c.code for c in golf_deck(r))
         pool = deck - seen
         self.pool: list[tuple[Card, int]] = sorted((card(code), n) for code, n in pool.items())
         total = sum(n for _, n in self.pool)
@@ -113,11 +81,11 @@ class Table:
         self.feed_cache: dict[Card, float] = {}
 
     def value(self, c: Card) -> int:
-        return card_value(c, self.rules.scoring, self.rules.bonus_rank)
+        return golf_card_value(c, self.rules)
 
     def expected(self, cells: Sequence[Card | None], unknown: int) -> float:
         """Expected points of a layout: known cards after cancellation, unknowns at the mean."""
-        points, _ = layout_points(self.rules, cells)
+        points = golf_layout_points(self.rules, cells)
         return points + self.mean * bin(unknown).count("1")
 
     def seat_expected(self, seat: int) -> float:
@@ -187,7 +155,7 @@ def _place_value(t: Table, pos: int, c: Card) -> float:
         value -= _feed_cost(t, old)
     if _face_up_variant(t) and t.obs.ended_by < 0 and t.unknown[t.seat] == 1 << pos:
         cells, _ = t.placed(t.seat, pos, c)
-        value += t.end_value(layout_points(t.rules, cells)[0])
+        value += t.end_value(golf_layout_points(t.rules, cells))
     return value
 
 
@@ -256,4 +224,6 @@ def choose(observation: Any, legal_actions: Sequence[str]) -> str:
 if __name__ == "__main__":
     from referee.client import run_bot
 
-    run_bot(choose, name="golf_strategy")
+    run_bot(
+        choose, name="golf_strategy", on_match_start=lambda start: _rng.start_match(start.match_id)
+    )

@@ -24,25 +24,21 @@ It decides only from the observation (``referee.v1.goninkan_pb2.GoninkanObservat
 
 from __future__ import annotations
 
-import os
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.cards import card
-from referee.games.goninkan import (
-    DECK,
-    IS_HONOUR,
-    JOKER_I,
-    STRENGTH,
-    SUIT_CODES,
-    SUIT_OF,
-    trick_winner,
-)
+from referee.botkit import GONINKAN_DECK as DECK
+from referee.botkit import GONINKAN_IS_HONOUR as IS_HONOUR
+from referee.botkit import GONINKAN_JOKER as JOKER_I
+from referee.botkit import GONINKAN_STRENGTH as STRENGTH
+from referee.botkit import GONINKAN_SUIT_OF as SUIT_OF
+from referee.botkit import SUIT_LETTERS as SUIT_CODES
+from referee.botkit import MatchRandom, card
+from referee.botkit import goninkan_trick_winner as trick_winner
 
-# Only breaks exact ties; reseeded per process like the random bot.
-_rng = random.Random(os.environ.get("ARENA_BOT_SEED"))
+# Only breaks exact ties.
+_rng = MatchRandom()  # reseeded from ARENA_BOT_SEED and the match id at every match
 
 _DECK_I = tuple(c.index for c in DECK)
 _HONOUR_POINTS = {14: 4, 13: 3, 12: 2, 11: 1}  # A K Q J, for hand evaluation
@@ -350,4 +346,8 @@ def choose(observation: Any, legal_actions: Sequence[str]) -> str:
 if __name__ == "__main__":
     from referee.client import run_bot
 
-    run_bot(choose, name="goninkan_strategy")
+    run_bot(
+        choose,
+        name="goninkan_strategy",
+        on_match_start=lambda start: _rng.start_match(start.match_id),
+    )

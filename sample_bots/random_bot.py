@@ -9,24 +9,19 @@ are reproducible, resumed ones included.
 
 from __future__ import annotations
 
-import os
-import random
 from collections.abc import Sequence
 from typing import Any
 
-_BASE_SEED = os.environ.get("ARENA_BOT_SEED", "")
-_rng = random.Random(_BASE_SEED)
+from referee.botkit import MatchRandom
+
+_rng = MatchRandom()  # reseeded from ARENA_BOT_SEED and the match id at every match
 
 
 def choose(observation: Any, legal_actions: Sequence[str]) -> str:
     return _rng.choice(list(legal_actions))
 
 
-def reseed(match_id: str) -> None:
-    _rng.seed(f"{_BASE_SEED}/{match_id}")
-
-
 if __name__ == "__main__":
     from referee.client import run_bot
 
-    run_bot(choose, name="random", on_match_start=lambda start: reseed(start.match_id))
+    run_bot(choose, name="random", on_match_start=lambda start: _rng.start_match(start.match_id))

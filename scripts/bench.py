@@ -8,10 +8,12 @@
    that answers every action with the same recorded Turn and does no work.
 3. A real tournament of random bots through the referee (bot processes over a Unix
    socket, 1 and N matches at once, results stored in SQLite): decisions/s, matches/s,
-   and CPU time per decision of the referee's process and of the bots.
+   and CPU time per decision of the referee's process and of the bots; at N matches
+   also with the bots unsandboxed (--sandbox none) beside the default bwrap sandbox,
+   and the time from launching a bot to its Hello in both modes.
 4. Each engine's random playouts in process: decisions/s.
 
-Printed: the figures and the ratios DESIGN.md sets targets for (referee at N matches
+Printed: the figures and the ratios the design sets targets for (referee at N matches
 >= 0.8 x ping-pong at N streams; every engine >= 3 x the referee's decisions/s), with
 the ratios that say where the time goes. Every process shares the machine's cores, so
 the CPU figures per decision explain the throughput ones.
@@ -158,31 +160,42 @@ def cpu_seconds(pids: list[int]) -> float:
 # ---- 2. the referee ------------------------------------------------------------------
 
 
-def referee_tournament(game: str, matches_at_once: int, seconds: float) -> dict[str, float]:
-    """A tournament of random bots through the real referee and store, measured for
-    ``seconds`` after a warm-up in which the bot processes start."""
+def _random_bot_tournament(
+    folder: Path, game: str, rounds: int, concurrency: int, sandbox: str
+) -> tuple[Any, Any]:
+    """A store in ``folder`` with two random bots and a round robin of ``rounds`` between
+    them (seeded: the figures are reproducible); returns the store and the tournament."""
     from arena import runner
     from arena.settings import TournamentSettings
     from arena.store import Store
+
+    store = Store(folder / "bench.db")
+    names = ("random0", "random1")
+    for name in names:
+        store.add_entrant(name, ["*"], [sys.executable, "-m", "sample_bots.random_bot"], str(ROOT))
+    settings = TournamentSettings(
+        game,
+        names,
+        rounds=rounds,
+        seed=7,
+        concurrency=concurrency,
+        move_seconds=10.0,
+        sandbox=sandbox,
+    )
+    return store, runner.create_tournament(store, settings)
+
+
+def referee_tournament(
+    game: str, matches_at_once: int, seconds: float, sandbox: str = "auto"
+) -> dict[str, float]:
+    """A tournament of random bots through the real referee and store, measured for
+    ``seconds`` after a warm-up in which the bot processes start, in ``sandbox``."""
+    from arena import runner
     from referee.service import RefereeCore
 
     with tempfile.TemporaryDirectory(prefix="bench-db-") as tmp:
-        store = Store(Path(tmp) / "bench.db")
-        names = ["random0", "random1"]
-        for name in names:
-            store.add_entrant(
-                name, ["*"], [sys.executable, "-m", "sample_bots.random_bot"], str(ROOT)
-            )
-        record = runner.create_tournament(
-            store,
-            TournamentSettings(
-                game,
-                tuple(names),
-                rounds=matches_at_once * 50,
-                seed=7,
-                concurrency=matches_at_once,
-                move_seconds=10.0,
-            ),
+        store, record = _random_bot_tournament(
+            Path(tmp), game, matches_at_once * 50, matches_at_once, sandbox
         )
         core = RefereeCore()
         finished = {"matches": 0, "decisions": 0}
@@ -231,6 +244,88 @@ def referee_tournament(game: str, matches_at_once: int, seconds: float) -> dict[
         figures = asyncio.run(measure())
         store.close()
     return figures
+
+
+def bot_launch(sandbox: str, launches: int = 6) -> dict[str, float]:
+    """Median seconds from launching a random bot process to its Hello reaching the
+    referee, in ``sandbox`` (bwrap when it works under auto)."""
+    from arena.bots import BotPool
+    from arena.sandbox import resolve
+    from arena.store import Entrant
+    from referee.service import RefereeCore, start_server
+
+    box = resolve(sandbox)
+    bot = Entrant("random", ("*",), (sys.executable, "-m", "sample_bots.random_bot"), str(ROOT), "")
+
+    async def measure() -> list[float]:
+        core = RefereeCore()
+        tmp = tempfile.mkdtemp(prefix="bench-")
+        address = f"unix:{tmp}/referee.sock"
+        server = await start_server(core, [address])
+        times = []
+        try:
+            for _ in range(launches):
+                pool = BotPool(core, address, lambda name: "1", sandbox=box, visible=(tmp,))
+                started = time.monotonic()
+                process = await pool.acquire(bot)
+                await asyncio.wait_for(core.sessions[process.token].connected.wait(), 60)
+                times.append(time.monotonic() - started)
+                await pool.close()
+        finally:
+            await server.stop(0)
+            shutil.rmtree(tmp, ignore_errors=True)
+        return times
+
+    return {"seconds": statistics.median(asyncio.run(measure()))}
+
+
+def worker_tournament(game: str, workers: int, matches: int, per_worker: int) -> dict[str, float]:
+    """A whole tournament of random bots, in process (``workers`` 0) or on a local Dask
+    cluster of ``workers`` processes: matches/s and decisions/s from the first stored
+    match to the last (cluster and bot start-up excluded), and the CPU per decision of
+    the referees' processes (the arena's, or the workers') and of the bots."""
+    from arena import runner
+
+    with tempfile.TemporaryDirectory(prefix="bench-db-") as tmp:
+        store, record = _random_bot_tournament(
+            Path(tmp), game, max(1, matches // 2), per_worker, "auto"
+        )
+        marks: list[tuple[float, int, float, float]] = []  # time, decisions, referees, bots
+
+        def cpu_split() -> tuple[float, float]:
+            referees = bots = 0.0
+            for pid in _descendants(os.getpid()):
+                with contextlib.suppress(OSError):
+                    with open(f"/proc/{pid}/cmdline", "rb") as f:
+                        is_bot = b"random_bot" in f.read()
+                    used = cpu_seconds([pid])
+                    if is_bot:
+                        bots += used
+                    else:
+                        referees += used
+            return referees + (time.process_time() if workers == 0 else 0.0), bots
+
+        decisions = 0
+
+        def progress(p: runner.Progress) -> None:
+            nonlocal decisions
+            if p.result is not None:
+                decisions += p.result.decisions
+                marks.append((time.monotonic(), decisions, *cpu_split()))
+
+        cluster = runner.ClusterOptions(workers=workers, matches_per_worker=per_worker)
+        asyncio.run(
+            runner.run_tournament(store, record.id, progress, cluster=cluster if workers else None)
+        )
+        store.close()
+    (t0, d0, r0, b0), (t1, d1, r1, b1) = marks[0], marks[-1]
+    count = len(marks) - 1
+    return {
+        "matches_per_s": count / (t1 - t0),
+        "decisions_per_s": (d1 - d0) / (t1 - t0),
+        "referee_us": (r1 - r0) / (d1 - d0) * 1e6,
+        "bots_us": (b1 - b0) / (d1 - d0) * 1e6,
+    }
 
 
 def _descendants(pid: int) -> list[int]:
@@ -370,8 +465,18 @@ def main() -> None:
         default=3,
         help="rounds of the transport and referee figures (medians)",
     )
+    parser.add_argument(
+        "--workers",
+        default="",
+        help="also measure whole tournaments on these local Dask worker counts, e.g. 1,2 "
+        "(beside the same tournament in process; needs card-arena[dask])",
+    )
+    parser.add_argument("--worker-matches", type=int, default=48, help="matches per tournament")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.workers:
+        scaling(args)
+        return
 
     n = args.streams
     games = [g for g in args.games.split(",") if g]
@@ -406,6 +511,30 @@ def main() -> None:
         print(f"  {key:80s} {value:6.2f}")
 
 
+def scaling(args: Any) -> None:
+    """Tournament throughput in process and on 1, 2, ... local workers, side by side."""
+    per_worker = max(1, (os.cpu_count() or 2) - 1)
+    counts = [0, *(int(w) for w in args.workers.split(",") if w)]
+    figures = {
+        w: worker_tournament(args.referee_game, w, args.worker_matches, per_worker) for w in counts
+    }
+    base = figures[0]["matches_per_s"]
+    if args.json:
+        print(json.dumps({str(w): f for w, f in figures.items()}, indent=2))
+        return
+    print(
+        f"machine: {os.cpu_count()} cores; {args.worker_matches} {args.referee_game} matches of "
+        f"random bots; {per_worker} matches at once per worker (cores - 1)"
+    )
+    for w, f in figures.items():
+        where = "in process" if w == 0 else f"{w} worker{'s' if w > 1 else ''}"
+        print(
+            f"  {where:12s} {f['matches_per_s']:7.2f} matches/s  {f['decisions_per_s']:8,.0f} "
+            f"decisions/s  referee {f['referee_us']:5.0f} us/decision  bots "
+            f"{f['bots_us']:5.0f} us/decision  x{f['matches_per_s'] / base:.2f} of in process"
+        )
+
+
 def transport_and_referee(n: int, seconds: float, game: str) -> dict[str, float]:
     """One round of the figures that share the machine's cores and drift with its load."""
     results: dict[str, float] = {}
@@ -419,6 +548,9 @@ def transport_and_referee(n: int, seconds: float, game: str) -> dict[str, float]
     record(f"null_referee_{n}_bots", null_referee(n, seconds))
     record("referee_1_match", referee_tournament(game, 1, seconds))
     record(f"referee_{n}_matches", referee_tournament(game, n, seconds))
+    record(f"referee_{n}_matches_unsandboxed", referee_tournament(game, n, seconds, "none"))
+    record("bot_launch_sandboxed", bot_launch("bwrap"))
+    record("bot_launch_unsandboxed", bot_launch("none"))
     return results
 
 
@@ -437,6 +569,12 @@ def _ratios(n: int) -> dict[str, Callable[[dict[str, float]], float]]:
         ),
         "referee CPU per decision / echo server CPU per round trip": (
             lambda r: r[f"{referee}_referee_us"] / r[f"{pingpong}_server_us"]
+        ),
+        f"referee@{n} sandboxed / unsandboxed decisions per second": (
+            lambda r: r[f"{referee}_decisions_per_s"] / r[f"{referee}_unsandboxed_decisions_per_s"]
+        ),
+        "bot launch time sandboxed / unsandboxed": (
+            lambda r: r["bot_launch_sandboxed_seconds"] / r["bot_launch_unsandboxed_seconds"]
         ),
         "bot CPU per decision / ping-pong client CPU per round trip": (
             lambda r: r[f"{referee}_bots_us"] / r[f"{pingpong}_clients_us"]

@@ -16,6 +16,7 @@ from arena import checks
 from arena.artifacts import Artifact, SubmissionError, read_submission
 from arena.cli.common import (
     DEFAULT_DB,
+    SANDBOX_HELP,
     USER_ERRORS,
     DbOption,
     JsonOption,
@@ -24,11 +25,14 @@ from arena.cli.common import (
     open_existing,
     open_store,
     print_json,
+    resolve_sandbox,
 )
+from arena.sandbox import Sandbox
 from arena.settings import DEFAULTS
-from arena.store import Entrant, StoreError
+from arena.store import Entrant, StoreError, database_files
 from arena.submissions import split_ref
 from referee.game import game_names, get_game
+from referee.match import MatchConfig
 
 app = typer.Typer(no_args_is_help=True, help="Register and list bots (entrants).")
 
@@ -150,6 +154,7 @@ def bots_submit(
     move_seconds: Annotated[
         float, typer.Option(help="Time per decision for --check.")
     ] = DEFAULTS.move_seconds,
+    sandbox: Annotated[str, typer.Option(help=SANDBOX_HELP)] = DEFAULTS.sandbox,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Submit a bot: arena bots submit NAME PATH [--game G] [-- COMMAND...]. Its files are
@@ -158,7 +163,7 @@ def bots_submit(
     try:
         artifact = read_submission(path, command=list(ctx.args) or None, games=game)
         if check:
-            _check_submission(name, artifact, move_seconds)
+            _check_submission(name, artifact, move_seconds, resolve_sandbox(sandbox))
         entrant = store.submit_bot(name, artifact, submitter)
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
@@ -170,9 +175,9 @@ def bots_submit(
     )
 
 
-def _check_submission(name: str, artifact: Artifact, move_seconds: float) -> None:
+def _check_submission(name: str, artifact: Artifact, move_seconds: float, box: Sandbox) -> None:
     """bots check on a submission before it is stored; a failure refuses it."""
-    reports = checks.check_artifact(name, artifact, move_seconds)
+    reports = checks.check_artifact(name, artifact, move_seconds, box)
     _print_check_reports(name, reports)
     if not reports or not all(r.ok for r in reports):
         raise SubmissionError(f"{name} failed its check; nothing was stored")
@@ -185,7 +190,7 @@ def bots_show(
     as_json: JsonOption = False,
 ) -> None:
     """Show a bot: every version of a submitted bot (or one, NAME@v), or a plain command."""
-    store = open_store(db)
+    store = open_existing(db)
     try:
         base, version = split_ref(name)
         if version is not None or store.submissions.is_submitted(base):
@@ -216,7 +221,7 @@ def bots_remove(
 ) -> None:
     """Stop scheduling a bot or one version; its matches, results and ratings stay."""
     try:
-        removed = open_store(db).remove_entrant(name)
+        removed = open_existing(db).remove_entrant(name)
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
     console.print(f"removed {', '.join(removed)} (history kept)", highlight=False)
@@ -229,6 +234,7 @@ def bots_check(
         list[str] | None, typer.Option("--game", help="Check only this game (repeat).")
     ] = None,
     move_seconds: Annotated[float, typer.Option(help="Time per decision.")] = DEFAULTS.move_seconds,
+    sandbox: Annotated[str, typer.Option(help=SANDBOX_HELP)] = DEFAULTS.sandbox,
     db: DbOption = DEFAULT_DB,
     as_json: JsonOption = False,
 ) -> None:
@@ -239,9 +245,11 @@ def bots_check(
         entrant = store.entrant(name)
         for g in game or []:
             get_game(g)
+        MatchConfig(move_seconds=move_seconds)  # refuses nan, inf, 0 and negatives
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
-    reports = checks.run_checks(entrant, game, move_seconds)
+    box = resolve_sandbox(sandbox)
+    reports = checks.run_checks(entrant, game, move_seconds, box, database_files(db))
     if as_json:
         print_json([dataclasses.asdict(r) for r in reports])
     else:

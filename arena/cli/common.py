@@ -4,6 +4,7 @@ a replay."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shlex
@@ -14,12 +15,14 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
-from arena import runner
+from arena import runner, sandbox
 from arena.artifacts import SubmissionError
+from arena.distributed import ClusterError, require_dask
 from arena.schedule import ScheduleError
 from arena.settings import SettingsError
-from arena.store import Store, StoreError
+from arena.store import Store, StoreError, TournamentRecord
 from arena.submissions import SubmissionRefused
 from referee.game import RulesError, UnknownGame
 from referee.match import MatchConfigError
@@ -36,11 +39,28 @@ RulesOption = Annotated[
     list[str] | None,
     typer.Option("--rules", help="Rule option key=value (repeat, or several separated by spaces)."),
 ]
+SANDBOX_HELP = "auto | bwrap | none: how bot processes are confined (docs/security.md)."
+WorkersOption = Annotated[
+    int | None,
+    typer.Option(help="Play on N local Dask worker processes (needs card-arena[dask])."),
+]
+ClusterOption = Annotated[
+    str | None, typer.Option(help="Play on the Dask scheduler at this address (tcp://...).")
+]
+MatchesPerWorkerOption = Annotated[
+    int | None, typer.Option(help="Matches a local worker plays at once (default: cores - 1).")
+]
+SharedBotsOption = Annotated[
+    bool,
+    typer.Option("--shared-bots", help="With --cluster: plain-command bots exist on every worker."),
+]
 DEFAULT_DB = Path("arena.db")
 # Commands whose options take several words (``--rules a=1 b=2``) collect the words
 # that follow in ctx.args; each such command checks them (see ``rule_options``).
 EXTRA_ARGS = {"allow_extra_args": True, "ignore_unknown_options": False}
 USER_ERRORS = (
+    sandbox.SandboxError,
+    ClusterError,
     StoreError,
     RulesError,
     UnknownGame,
@@ -57,8 +77,48 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 def fail(message: str, code: int = 2) -> typer.Exit:
     """Print a one-line error; the caller raises what this returns."""
-    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
     return typer.Exit(code)
+
+
+def resolve_sandbox(mode: str, demo: bool = False) -> sandbox.Sandbox:
+    """The sandbox for ``mode``, or a clear error; says so when bots will run unconfined."""
+    try:
+        box = sandbox.resolve(mode, demo=demo)
+    except sandbox.SandboxError as exc:
+        raise fail(str(exc)) from exc
+    if box.note:
+        err.print(f"[yellow]note:[/] {escape(box.note)}", highlight=False)
+    return box
+
+
+def cluster_options(
+    workers: int | None, cluster: str | None, per_worker: int | None, shared_bots: bool
+) -> runner.ClusterOptions | None:
+    """Where matches run (--workers / --cluster), checked; None: in this process."""
+    if workers is not None and cluster is not None:
+        raise fail("give --workers (a local cluster) or --cluster (a scheduler), not both")
+    if workers is not None and workers < 1:
+        raise fail("--workers must be at least 1")
+    if per_worker is not None and per_worker < 1:
+        raise fail("--matches-per-worker must be at least 1")
+    if workers is None and cluster is None:
+        return None
+    try:
+        require_dask()
+    except ClusterError as exc:
+        raise fail(str(exc)) from exc
+    return runner.ClusterOptions(workers, cluster, per_worker, shared_bots)
+
+
+def public_record(record: TournamentRecord) -> dict[str, Any]:
+    """A tournament as JSON, never with the deals' secret: listings get pasted into
+    issues and chats while a tournament is still being played."""
+    out = dataclasses.asdict(record)
+    del out["secret"]
+    out["bots"] = list(record.bots)
+    out["settings"] = record.settings.to_json()
+    return out
 
 
 def open_store(db: Path) -> Store:

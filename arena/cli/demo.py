@@ -12,6 +12,7 @@ from arena import runner
 from arena.cli.common import (
     DEFAULT_DB,
     PROJECT_ROOT,
+    SANDBOX_HELP,
     USER_ERRORS,
     DbOption,
     console,
@@ -19,9 +20,10 @@ from arena.cli.common import (
     fail,
     invoked_as,
     open_store,
+    resolve_sandbox,
 )
 from arena.cli.tournament import finish, run_with_progress
-from arena.settings import TournamentSettings
+from arena.settings import DEFAULTS, TournamentSettings
 from arena.store import Store
 
 SAMPLE_BOTS = {
@@ -46,24 +48,36 @@ def ensure_sample_bots(store: Store) -> list[str]:
 def demo_cmd(
     rounds: Annotated[int, typer.Option(help="Repetitions of the round robin.")] = 5,
     concurrency: Annotated[int, typer.Option(help="Matches at once.")] = 2,
-    seed: Annotated[int, typer.Option(help="Seed of the deals.")] = 2026,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="Make the deals reproducible: anyone who knows the seed can rebuild them."
+        ),
+    ] = None,
+    sandbox: Annotated[str, typer.Option(help=SANDBOX_HELP)] = DEFAULTS.sandbox,
     replays: Annotated[
         Path, typer.Option(help="Folder the demo's replays are exported to.")
     ] = Path("replays"),
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """The main job on defaults: the sample bots play a Gin Rummy round robin."""
+    box = resolve_sandbox(sandbox, demo=True)
     store = open_store(db)
     bots = ensure_sample_bots(store)
     gin_bots = [b for b in bots if store.entrant(b).plays("gin_rummy")]
     settings = TournamentSettings(
-        "gin_rummy", tuple(gin_bots), rounds=rounds, seed=seed, concurrency=concurrency
+        "gin_rummy",
+        tuple(gin_bots),
+        rounds=rounds,
+        seed=seed,
+        concurrency=concurrency,
+        sandbox=box.mode,
     )
     try:
         record = runner.create_tournament(store, settings)
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
-    summary = run_with_progress(store, record.id)
+    summary = run_with_progress(store, record.id, box=box)
     folder = replays / f"tournament-{record.id}"
     folder.mkdir(parents=True, exist_ok=True)
     count = 0

@@ -5,7 +5,6 @@ HTML report) and ``arena web`` (a local web server for the database)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import secrets
 import sys
@@ -62,15 +61,22 @@ def games_cmd(as_json: JsonOption = False) -> None:
 
 
 def serve_cmd(
-    port: Annotated[int, typer.Option(help="TCP port (0: any free port).")] = 50051,
+    port: Annotated[
+        int | None,
+        typer.Option(help="TCP port (0: any free port; default 50051 unless --unix alone)."),
+    ] = None,
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    unix: Annotated[Path | None, typer.Option(help="Also listen on this Unix socket.")] = None,
+    unix: Annotated[Path | None, typer.Option(help="Listen on this Unix socket.")] = None,
     admin_token: Annotated[
         str | None,
         typer.Option(
             envvar="ARENA_ADMIN_TOKEN", help="Token for admin RPCs (default: random, printed)."
         ),
     ] = None,
+    player_idle_seconds: Annotated[
+        float,
+        typer.Option(help="Retire a player token (Goodbye) after this long with no match."),
+    ] = 600.0,
     submissions_db: Annotated[
         Path | None,
         typer.Option(
@@ -80,13 +86,23 @@ def serve_cmd(
         ),
     ] = None,
 ) -> None:
-    """Run the referee alone, for bots and tools that connect from elsewhere."""
+    """Run the referee alone, for bots and tools that connect from elsewhere. It listens
+    only where told: TCP (--host/--port), a Unix socket (--unix), or both."""
+    import signal
+
     from arena.intake import UPLOAD_LIMITS
     from arena.submission_service import TOKEN_METADATA, add_submission_service
-    from referee.service import RefereeCore, start_server
+    from referee.service import RefereeCore, RefereeError, start_server
 
+    if port is not None and not 0 <= port <= 65535:
+        raise fail(f"--port must be 0-65535, not {port}")
+    if not player_idle_seconds > 0:
+        raise fail(f"--player-idle-seconds must be positive, not {player_idle_seconds}")
     token = admin_token or secrets.token_urlsafe(18)
-    addresses = [f"{host}:{port}"] + ([f"unix:{unix}"] if unix else [])
+    tcp = port is not None or unix is None
+    addresses = ([f"{host}:{50051 if port is None else port}"] if tcp else []) + (
+        [f"unix:{unix}"] if unix else []
+    )
     services = []
     if submissions_db is not None:
         open_store(submissions_db).close()  # a usable database, before anyone submits
@@ -102,8 +118,9 @@ def serve_cmd(
     )
 
     async def main() -> None:
+        core = RefereeCore()
         server = await start_server(
-            RefereeCore(),
+            core,
             addresses,
             admin_token=token,
             services=services,
@@ -117,10 +134,19 @@ def serve_cmd(
                 f"(SubmitBot, metadata {TOKEN_METADATA})",
                 flush=True,
             )
-        await server.wait_for_termination()
+        loop = asyncio.get_running_loop()
+        expiry = loop.create_task(core.expire_idle_players(player_idle_seconds))
+        stopping = asyncio.Event()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, stopping.set)
+        await stopping.wait()
+        expiry.cancel()
+        await server.stop(grace=2.0)  # health checks see NOT_SERVING, then streams end
 
-    with contextlib.suppress(KeyboardInterrupt):
+    try:
         asyncio.run(main())
+    except RefereeError as exc:
+        raise fail(str(exc)) from exc
 
 
 def watch_cmd(
@@ -187,6 +213,9 @@ def web_cmd(
     """Serve the leaderboards, tournaments, matches and replay pages of the database."""
     from arena.web.server import make_server
 
+    if not 0 <= port <= 65535:
+        raise fail(f"--port must be 0-65535, not {port}")
+    open_existing(db).close()  # a missing database is an error, not a new empty one
     try:
         server = make_server(
             db, host, port, None if quiet else lambda m: err.print(m, highlight=False)

@@ -4,6 +4,7 @@ tournaments, with a progress display and an end that says what went wrong."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any
@@ -16,10 +17,16 @@ from arena import runner
 from arena.cli.common import (
     DEFAULT_DB,
     EXTRA_ARGS,
+    SANDBOX_HELP,
     USER_ERRORS,
+    ClusterOption,
     DbOption,
     JsonOption,
+    MatchesPerWorkerOption,
     RulesOption,
+    SharedBotsOption,
+    WorkersOption,
+    cluster_options,
     console,
     db_words,
     err,
@@ -28,10 +35,14 @@ from arena.cli.common import (
     open_existing,
     open_store,
     print_json,
+    public_record,
+    resolve_sandbox,
     rule_options,
 )
 from arena.cli.leaderboard import show_rows
+from arena.distributed import ClusterError, check_placement
 from arena.leaderboard import tournament_leaderboard
+from arena.sandbox import Sandbox
 from arena.settings import DEFAULTS, SprtSettings, TournamentSettings, load_file
 from arena.sprt import SprtStatus, sprt_status
 from arena.stats import fmt_elo
@@ -46,9 +57,16 @@ def _default(name: str) -> str:
     return f" (default: {getattr(DEFAULTS, name)})"
 
 
-def run_with_progress(store: Store, tournament_id: int, quiet: bool = False) -> runner.RunSummary:
-    """Play a tournament's remaining matches with a progress bar on stderr: matches done,
-    the running top of the standings (wins) and the faults so far."""
+def run_with_progress(
+    store: Store,
+    tournament_id: int,
+    quiet: bool = False,
+    box: Sandbox | None = None,
+    cluster: runner.ClusterOptions | None = None,
+) -> runner.RunSummary:
+    """Play a tournament's remaining matches (here in ``box``, or on ``cluster``) with a
+    progress bar on stderr: matches done, the running top of the standings (wins) and the
+    faults so far."""
     record = store.tournament(tournament_id)
     columns = (
         TextColumn(f"tournament {tournament_id} · {record.game}"),
@@ -78,7 +96,16 @@ def run_with_progress(store: Store, tournament_id: int, quiet: bool = False) -> 
             progress.update(task, completed=p.done, last=last)
 
         try:
-            summary = asyncio.run(runner.run_tournament(store, tournament_id, on_progress))
+            summary = asyncio.run(
+                runner.run_tournament(
+                    store, tournament_id, on_progress, sandbox=box, cluster=cluster
+                )
+            )
+        except ClusterError as exc:
+            store.set_tournament_status(tournament_id, "interrupted")
+            raise fail(str(exc)) from exc
+        except runner.TournamentError as exc:
+            raise fail(str(exc)) from exc
         except KeyboardInterrupt:
             err.print(
                 f"interrupted: resume with [bold]{invoked_as()} tournament resume "
@@ -173,17 +200,32 @@ def _settings(
     return TournamentSettings.from_mapping({**base, **overrides})
 
 
-def _start(store: Store, settings: TournamentSettings, as_json: bool) -> None:
+def _start(
+    store: Store,
+    settings: TournamentSettings,
+    as_json: bool,
+    cluster: runner.ClusterOptions | None,
+) -> None:
+    box = resolve_sandbox(settings.sandbox)
+    settings = dataclasses.replace(settings, sandbox=box.mode)  # auto: what it resolved to
     try:
+        if cluster is not None:  # before anything is recorded
+            check_placement([store.entrant(n) for n in settings.entrants()], cluster)
         record = runner.create_tournament(store, settings)
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
-    summary = run_with_progress(store, record.id, quiet=as_json)
+    summary = run_with_progress(store, record.id, quiet=as_json, box=box, cluster=cluster)
     finish(store, summary, as_json)
 
 
 GameOpt = Annotated[str | None, typer.Option(help="Game name (see 'arena games').")]
-SeedOpt = Annotated[int | None, typer.Option(help="Seed of the deals" + _default("seed"))]
+SeedOpt = Annotated[
+    int | None,
+    typer.Option(
+        help="Make the deals reproducible: anyone who knows the seed can rebuild them "
+        "(default: a secret random one)."
+    ),
+]
 ConcurrencyOpt = Annotated[
     int | None, typer.Option(help="Matches played at once" + _default("concurrency"))
 ]
@@ -202,7 +244,7 @@ StrikesOpt = Annotated[
     int | None,
     typer.Option(help="Strikes before a forfeit under 'default'" + _default("max_strikes")),
 ]
-SandboxOpt = Annotated[str | None, typer.Option(help="auto | bwrap | none" + _default("sandbox"))]
+SandboxOpt = Annotated[str | None, typer.Option(help=SANDBOX_HELP + _default("sandbox"))]
 
 
 @app.command("run", context_settings=EXTRA_ARGS)
@@ -243,7 +285,17 @@ def tournament_run(
     bot_output_kb: Annotated[
         int | None, typer.Option(help="Stderr kept per bot per match" + _default("bot_output_kb"))
     ] = None,
+    bot_max_processes: Annotated[
+        int | None,
+        typer.Option(
+            help="Processes and threads per bot, all of them" + _default("bot_max_processes")
+        ),
+    ] = None,
     sandbox: SandboxOpt = None,
+    workers: WorkersOption = None,
+    cluster: ClusterOption = None,
+    matches_per_worker: MatchesPerWorkerOption = None,
+    shared_bots: SharedBotsOption = False,
     db: DbOption = DEFAULT_DB,
     as_json: JsonOption = False,
 ) -> None:
@@ -263,6 +315,7 @@ def tournament_run(
         stray = others[1:] if looks_like_file else others
         raise fail(f"unexpected argument(s) {' '.join(stray)}")
     file = Path(others[0]) if others else None
+    where = cluster_options(workers, cluster, matches_per_worker, shared_bots)
     try:
         settings = _settings(
             file,
@@ -283,12 +336,13 @@ def tournament_run(
                 "bot_cpu_seconds": bot_cpu_seconds,
                 "bot_memory_mb": bot_memory_mb,
                 "bot_output_kb": bot_output_kb,
+                "bot_max_processes": bot_max_processes,
                 "sandbox": sandbox,
             },
         )
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
-    _start(open_store(db), settings, as_json)
+    _start(open_store(db), settings, as_json, where)
 
 
 @app.command("sprt", context_settings=EXTRA_ARGS)
@@ -327,11 +381,16 @@ def tournament_sprt(
     fault_policy: PolicyOpt = None,
     max_strikes: StrikesOpt = None,
     sandbox: SandboxOpt = None,
+    workers: WorkersOption = None,
+    cluster: ClusterOption = None,
+    matches_per_worker: MatchesPerWorkerOption = None,
+    shared_bots: SharedBotsOption = False,
     db: DbOption = DEFAULT_DB,
     as_json: JsonOption = False,
 ) -> None:
     """Is NEW better than BASE? A sequential probability ratio test over duplicate pairs
     (one deal played twice, seats swapped) that stops as soon as it can tell."""
+    where = cluster_options(workers, cluster, matches_per_worker, shared_bots)
     try:
         settings = _settings(
             None,
@@ -354,21 +413,83 @@ def tournament_sprt(
         )
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
-    _start(open_store(db), settings, as_json)
+    _start(open_store(db), settings, as_json, where)
 
 
 @app.command("resume")
 def tournament_resume(
-    tournament_id: int, db: DbOption = DEFAULT_DB, as_json: JsonOption = False
+    tournament_id: int,
+    sandbox: Annotated[str | None, typer.Option(help=SANDBOX_HELP + " Default: as stored.")] = None,
+    workers: WorkersOption = None,
+    cluster: ClusterOption = None,
+    matches_per_worker: MatchesPerWorkerOption = None,
+    shared_bots: SharedBotsOption = False,
+    db: DbOption = DEFAULT_DB,
+    as_json: JsonOption = False,
 ) -> None:
     """Finish a tournament that was stopped: finished matches are not played again."""
-    store = open_store(db)
+    where = cluster_options(workers, cluster, matches_per_worker, shared_bots)
+    store = open_existing(db)
     try:
-        store.tournament(tournament_id)
+        record = store.tournament(tournament_id)
     except StoreError as exc:
         raise fail(str(exc)) from exc
-    summary = run_with_progress(store, tournament_id, quiet=as_json)
+    box = resolve_sandbox(sandbox or record.settings.sandbox)
+    if box.mode != record.settings.sandbox:
+        store.set_tournament_settings(
+            tournament_id, dataclasses.replace(record.settings, sandbox=box.mode)
+        )
+    summary = run_with_progress(store, tournament_id, quiet=as_json, box=box, cluster=where)
     finish(store, summary, as_json)
+
+
+@app.command("show")
+def tournament_show(
+    tournament_id: int,
+    logs: Annotated[bool, typer.Option("--logs", help="Print the Dask workers' logs too.")] = False,
+    db: DbOption = DEFAULT_DB,
+    as_json: JsonOption = False,
+) -> None:
+    """A tournament's settings and progress, and where its matches were played."""
+    store = open_existing(db)
+    try:
+        record = store.tournament(tournament_id)
+    except StoreError as exc:
+        raise fail(str(exc)) from exc
+    per_worker: Counter[str] = Counter(
+        m.get("worker") or "local" for m in store.matches(tournament_id=tournament_id)
+    )
+    worker_logs = store.worker_logs(tournament_id)
+    status = sprt_status(store, record) if record.settings.format == "sprt" else None
+    if as_json:
+        print_json(
+            {
+                **public_record(record),
+                "matches_done": sum(per_worker.values()),
+                "matches_per_worker": dict(per_worker),
+                "worker_logs": worker_logs if logs else sorted(worker_logs),
+                **({"sprt": status.to_json()} if status is not None else {}),
+            }
+        )
+        return
+    console.print(
+        f"tournament {record.id}: {record.game} ({record.rules_key}), "
+        f"{record.settings.format}, {', '.join(record.bots)}; "
+        f"{sum(per_worker.values())}/{record.total_matches} matches, {record.status}",
+        highlight=False,
+    )
+    if status is not None:
+        show_sprt(status)
+    table = Table("played on", "matches")
+    for worker, count in sorted(per_worker.items()):
+        table.add_row(worker, str(count))
+    console.print(table)
+    if logs:
+        for worker, text in sorted(worker_logs.items()):
+            console.print(f"log of {worker}", style="bold", highlight=False, markup=False)
+            console.print(text, highlight=False, markup=False)
+    elif worker_logs:
+        console.print(f"{len(worker_logs)} worker logs kept: --logs prints them")
 
 
 @app.command("list")
@@ -378,17 +499,7 @@ def tournament_list(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> N
     records = store.tournaments()
     done = {r.id: len(store.finished_indexes(r.id)) for r in records}
     if as_json:
-        print_json(
-            [
-                {
-                    **r.__dict__,
-                    "bots": list(r.bots),
-                    "settings": r.settings.to_json(),
-                    "matches_done": done[r.id],
-                }
-                for r in records
-            ]
-        )
+        print_json([{**public_record(r), "matches_done": done[r.id]} for r in records])
         return
     table = Table("id", "game", "format", "rules", "bots", "seats", "matches", "status", "created")
     for r in records:

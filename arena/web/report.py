@@ -222,7 +222,8 @@ def report_html(
     rules = " ".join(f"{k}={v}" for k, v in t.rules.items()) or "default"
     meta = (
         f"{t.game} · rules {t.rules_key or rules} · {len(report.matches)}/{t.total_matches} "
-        f"matches · {t.seats} seats · {t.rounds} round(s) · seed {t.seed} · {t.status} · "
+        f"matches · {t.seats} seats · {t.rounds} round(s) · "
+        f"{'secret deals' if t.seed is None else f'seed {t.seed}'} · {t.status} · "
         f"created {t.created}"
     )
     body = [

@@ -1,6 +1,6 @@
 """Dingo (4 players; Cleveland, Ohio): the rules engine.
 
-Owns the whole match of the spec /work/shared/rules/dingo.md: the deal (the
+Owns the whole match of the rules in docs/games/dingo.md: the deal (the
 ♦2-♦K hunt deck, 10 cards each), the seven discard and pass steps, the hunt of
 ranks 2 to K, the ace hunt, scoring piles, the match of ``deals`` deals (or to
 ``target_score``), what each seat may see, and the events of every transition.
@@ -347,7 +347,7 @@ class _Table:
     penalty_l: list[tuple[Card, ...]]
     ev: list[Event]
 
-    # Spelled out field by field: this runs on every decision (see DESIGN.md, Performance).
+    # Spelled out field by field: this runs on every decision (see docs/architecture.md, Performance).
     def __init__(self, s: DingoState) -> None:
         self.rules, self.seed, self.deal_number, self.dealer = (
             s.rules,

@@ -1,4 +1,4 @@
-"""Golf, the multi-player card game (spec: shared/rules/golf.md): the engine.
+"""Golf, the multi-player card game (rules: docs/games/golf.md): the engine.
 
 This module owns the golf rule options (:class:`GolfRules`), the immutable match
 state (:class:`GolfState`), the turn structure of every variant (opening flips or

@@ -1,6 +1,6 @@
 """Goninkan (五人関): the six-seat trump-round trick game of Tsugaru, as a pure engine.
 
-This module owns the goninkan rules (spec: /work/shared/rules/goninkan.md): the
+This module owns the goninkan rules (rules: docs/games/goninkan.md): the
 50-card deck, the simulated first-dealer draw, trump rounds (役) of one to three
 deals (戦), the kankei team (trump-ace holder, joker holder and dealer), the
 二重関 blind exchange, the seat swap, the lead choice and the 決め役 show/trump of
@@ -537,14 +537,14 @@ def new_match(
                 "first-dealer draw: "
                 + ", ".join(f"seat {i} {c.code}" for i, c in enumerate(draw))
                 + f"; seat {first} drew the lowest card and deals first",
-                hand=0,
+                hand=1,
             )
         ]
     else:
         if not 0 <= first_dealer < SEATS:
             raise ValueError("first_dealer must be a seat 0..5")
         draw, first = (), first_dealer
-        events = [Event("draw", f"seat {first} deals first (arranged)", hand=0)]
+        events = [Event("draw", f"seat {first} deals first (arranged)", hand=1)]
     scripted = tuple(_hands_from_spec(spec) for spec in deals)
     rnd = Round(
         rules=rules, seed=seed, first_dealer=first, first_draw=tuple(draw), scripted=scripted,

@@ -24,13 +24,14 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16referee/v1/cards.proto\x12\nreferee.v1\"B\n\x04\x43\x61rd\x12\x0c\n\x04rank\x18\x01 \x01(\x05\x12\x1e\n\x04suit\x18\x02 \x01(\x0e\x32\x10.referee.v1.Suit\x12\x0c\n\x04\x63ode\x18\x03 \x01(\t\",\n\tCardGroup\x12\x1f\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x10.referee.v1.Card*F\n\x04Suit\x12\r\n\tSUIT_NONE\x10\x00\x12\t\n\x05\x43LUBS\x10\x01\x12\x0c\n\x08\x44IAMONDS\x10\x02\x12\n\n\x06HEARTS\x10\x03\x12\n\n\x06SPADES\x10\x04\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16referee/v1/cards.proto\x12\nreferee.v1\"B\n\x04\x43\x61rd\x12\x0c\n\x04rank\x18\x01 \x01(\x05\x12\x1e\n\x04suit\x18\x02 \x01(\x0e\x32\x10.referee.v1.Suit\x12\x0c\n\x04\x63ode\x18\x03 \x01(\t\",\n\tCardGroup\x12\x1f\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x10.referee.v1.Card*F\n\x04Suit\x12\r\n\tSUIT_NONE\x10\x00\x12\t\n\x05\x43LUBS\x10\x01\x12\x0c\n\x08\x44IAMONDS\x10\x02\x12\n\n\x06HEARTS\x10\x03\x12\n\n\x06SPADES\x10\x04\x42\x39\n\x14\x63\x61rdarena.referee.v1P\x01Z\x1f\x63\x61rd-arena/referee/v1;refereev1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'referee.v1.cards_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
-  DESCRIPTOR._loaded_options = None
+  _globals['DESCRIPTOR']._loaded_options = None
+  _globals['DESCRIPTOR']._serialized_options = b'\n\024cardarena.referee.v1P\001Z\037card-arena/referee/v1;refereev1'
   _globals['_SUIT']._serialized_start=152
   _globals['_SUIT']._serialized_end=222
   _globals['_CARD']._serialized_start=38

@@ -22,7 +22,6 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
-from referee.v1 import cards_pb2 as referee_dot_v1_dot_cards__pb2
 from referee.v1 import dingo_pb2 as referee_dot_v1_dot_dingo__pb2
 from referee.v1 import gin_rummy_pb2 as referee_dot_v1_dot_gin__rummy__pb2
 from referee.v1 import golf_pb2 as referee_dot_v1_dot_golf__pb2
@@ -30,73 +29,76 @@ from referee.v1 import golf_solitaire_pb2 as referee_dot_v1_dot_golf__solitaire_
 from referee.v1 import goninkan_pb2 as referee_dot_v1_dot_goninkan__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18referee/v1/referee.proto\x12\nreferee.v1\x1a\x16referee/v1/cards.proto\x1a\x16referee/v1/dingo.proto\x1a\x1areferee/v1/gin_rummy.proto\x1a\x15referee/v1/golf.proto\x1a\x1freferee/v1/golf_solitaire.proto\x1a\x19referee/v1/goninkan.proto\"^\n\nBotMessage\x12\"\n\x05hello\x18\x01 \x01(\x0b\x32\x11.referee.v1.HelloH\x00\x12$\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x12.referee.v1.ActionH\x00\x42\x06\n\x04kind\"=\n\x05Hello\x12\r\n\x05token\x18\x01 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x13\n\x0b\x62ot_version\x18\x03 \x01(\t\"*\n\x06\x41\x63tion\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x0c\n\x04\x63ode\x18\x02 \x01(\t\"\xbb\x02\n\x0eRefereeMessage\x12&\n\x07welcome\x18\x01 \x01(\x0b\x32\x13.referee.v1.WelcomeH\x00\x12-\n\x0bmatch_start\x18\x02 \x01(\x0b\x32\x16.referee.v1.MatchStartH\x00\x12 \n\x04turn\x18\x03 \x01(\x0b\x32\x10.referee.v1.TurnH\x00\x12$\n\x06\x65vents\x18\x04 \x01(\x0b\x32\x12.referee.v1.EventsH\x00\x12\x31\n\raction_result\x18\x05 \x01(\x0b\x32\x18.referee.v1.ActionResultH\x00\x12+\n\nmatch_over\x18\x06 \x01(\x0b\x32\x15.referee.v1.MatchOverH\x00\x12\"\n\x05\x65rror\x18\x07 \x01(\x0b\x32\x11.referee.v1.ErrorH\x00\x42\x06\n\x04kind\"+\n\x07Welcome\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x10\n\x08protocol\x18\x02 \x01(\t\"\xac\x02\n\nMatchStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x14\n\x0cgame_version\x18\x03 \x01(\x05\x12\x0c\n\x04seat\x18\x04 \x01(\x05\x12\r\n\x05seats\x18\x05 \x01(\x05\x12\x30\n\x05rules\x18\x06 \x03(\x0b\x32!.referee.v1.MatchStart.RulesEntry\x12\x0f\n\x07players\x18\x07 \x03(\t\x12\x14\n\x0cmove_seconds\x18\x08 \x01(\x01\x12\x19\n\x11time_bank_seconds\x18\t \x01(\x01\x12\x14\n\x0c\x66\x61ult_policy\x18\n \x01(\t\x12\x13\n\x0bmax_strikes\x18\x0b \x01(\x05\x1a,\n\nRulesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x89\x02\n\x04Turn\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x14\n\x0cseconds_left\x18\x04 \x01(\x01\x12\x18\n\x10\x64\x65\x61\x64line_unix_ms\x18\x05 \x01(\x03\x12\x16\n\x0etime_bank_left\x18\x06 \x01(\x01\x12,\n\x0bobservation\x18\x07 \x01(\x0b\x32\x17.referee.v1.Observation\x12\x15\n\rlegal_actions\x18\x08 \x03(\t\x12\x17\n\x0f\x64\x65\x63ision_number\x18\t \x01(\x05\x12\'\n\x06\x65vents\x18\n \x03(\x0b\x32\x17.referee.v1.EventNotice\"\x9c\x02\n\x0bObservation\x12\x34\n\tgin_rummy\x18\x01 \x01(\x0b\x32\x1f.referee.v1.GinRummyObservationH\x00\x12+\n\x04golf\x18\x02 \x01(\x0b\x32\x1b.referee.v1.GolfObservationH\x00\x12>\n\x0egolf_solitaire\x18\x03 \x01(\x0b\x32$.referee.v1.GolfSolitaireObservationH\x00\x12-\n\x05\x64ingo\x18\x04 \x01(\x0b\x32\x1c.referee.v1.DingoObservationH\x00\x12\x33\n\x08goninkan\x18\x05 \x01(\x0b\x32\x1f.referee.v1.GoninkanObservationH\x00\x42\x06\n\x04game\"1\n\x06\x45vents\x12\'\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x17.referee.v1.EventNotice\"W\n\x0b\x45ventNotice\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\x05\x12\x0c\n\x04hand\x18\x05 \x01(\x05\"f\n\x0c\x41\x63tionResult\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x0e\n\x06status\x18\x03 \x01(\t\x12\x0f\n\x07message\x18\x04 \x01(\t\x12\x0f\n\x07strikes\x18\x05 \x01(\x05\"L\n\x05\x46\x61ult\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x17\n\x0f\x64\x65\x63ision_number\x18\x04 \x01(\x05\"\x93\x01\n\tMatchOver\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0e\n\x06scores\x18\x03 \x03(\x01\x12\r\n\x05ranks\x18\x04 \x03(\x05\x12\x0e\n\x06reason\x18\x05 \x01(\t\x12!\n\x06\x66\x61ults\x18\x06 \x03(\x0b\x32\x11.referee.v1.Fault\x12\x14\n\x0c\x64\x65tails_json\x18\x07 \x01(\t\"&\n\x05\x45rror\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\"7\n\x0cWatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x15\n\rdelay_seconds\x18\x02 \x01(\x01\"\xc8\x01\n\x0cWatchMessage\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\'\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x17.referee.v1.EventNotice\x12%\n\x04view\x18\x03 \x01(\x0b\x32\x17.referee.v1.Observation\x12)\n\nmatch_over\x18\x04 \x01(\x0b\x32\x15.referee.v1.MatchOver\x12+\n\x0bmatch_start\x18\x05 \x01(\x0b\x32\x16.referee.v1.MatchStart\"\x12\n\x10ListGamesRequest\"W\n\nRuleOption\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x0f\n\x07\x64\x65\x66\x61ult\x18\x03 \x01(\t\x12\x0f\n\x07\x63hoices\x18\x04 \x03(\t\x12\x0b\n\x03\x64oc\x18\x05 \x01(\t\"\x89\x01\n\x08GameInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x05\x12\x11\n\tmin_seats\x18\x03 \x01(\x05\x12\x11\n\tmax_seats\x18\x04 \x01(\x05\x12\'\n\x07options\x18\x05 \x03(\x0b\x32\x16.referee.v1.RuleOption\x12\x0f\n\x07presets\x18\x06 \x03(\t\"8\n\x11ListGamesResponse\x12#\n\x05games\x18\x01 \x03(\x0b\x32\x14.referee.v1.GameInfo\"\xe3\x02\n\x12\x43reateMatchRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x38\n\x05rules\x18\x02 \x03(\x0b\x32).referee.v1.CreateMatchRequest.RulesEntry\x12\x0c\n\x04seed\x18\x03 \x01(\x03\x12\r\n\x05seats\x18\x04 \x01(\x05\x12\x0f\n\x07players\x18\x05 \x03(\t\x12\r\n\x05names\x18\x06 \x03(\t\x12\x14\n\x0cmove_seconds\x18\x07 \x01(\x01\x12\x19\n\x11time_bank_seconds\x18\x08 \x01(\x01\x12\x14\n\x0c\x66\x61ult_policy\x18\t \x01(\t\x12\x13\n\x0bmax_strikes\x18\n \x01(\x05\x12\x1f\n\x17spectator_delay_seconds\x18\x0b \x01(\x01\x12\x1d\n\x15start_timeout_seconds\x18\x0c \x01(\x01\x1a,\n\nRulesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"<\n\x13\x43reateMatchResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x13\n\x0bseat_tokens\x18\x02 \x03(\t\"\'\n\x17IssuePlayerTokenRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\")\n\x18IssuePlayerTokenResponse\x12\r\n\x05token\x18\x01 \x01(\t\"&\n\x12MatchStatusRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"\x8e\x01\n\x13MatchStatusResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\r\n\x05state\x18\x03 \x01(\t\x12\x11\n\tdecisions\x18\x04 \x01(\x05\x12\x0e\n\x06to_act\x18\x05 \x03(\x05\x12%\n\x06result\x18\x06 \x01(\x0b\x32\x15.referee.v1.MatchOver2\xd1\x03\n\x07Referee\x12>\n\x04Play\x12\x16.referee.v1.BotMessage\x1a\x1a.referee.v1.RefereeMessage(\x01\x30\x01\x12=\n\x05Watch\x12\x18.referee.v1.WatchRequest\x1a\x18.referee.v1.WatchMessage0\x01\x12H\n\tListGames\x12\x1c.referee.v1.ListGamesRequest\x1a\x1d.referee.v1.ListGamesResponse\x12N\n\x0b\x43reateMatch\x12\x1e.referee.v1.CreateMatchRequest\x1a\x1f.referee.v1.CreateMatchResponse\x12]\n\x10IssuePlayerToken\x12#.referee.v1.IssuePlayerTokenRequest\x1a$.referee.v1.IssuePlayerTokenResponse\x12N\n\x0bMatchStatus\x12\x1e.referee.v1.MatchStatusRequest\x1a\x1f.referee.v1.MatchStatusResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18referee/v1/referee.proto\x12\nreferee.v1\x1a\x16referee/v1/dingo.proto\x1a\x1areferee/v1/gin_rummy.proto\x1a\x15referee/v1/golf.proto\x1a\x1freferee/v1/golf_solitaire.proto\x1a\x19referee/v1/goninkan.proto\"^\n\nBotMessage\x12\"\n\x05hello\x18\x01 \x01(\x0b\x32\x11.referee.v1.HelloH\x00\x12$\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x12.referee.v1.ActionH\x00\x42\x06\n\x04kind\"=\n\x05Hello\x12\r\n\x05token\x18\x01 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x13\n\x0b\x62ot_version\x18\x03 \x01(\t\"*\n\x06\x41\x63tion\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x0c\n\x04\x63ode\x18\x02 \x01(\t\"\xe3\x02\n\x0eRefereeMessage\x12&\n\x07welcome\x18\x01 \x01(\x0b\x32\x13.referee.v1.WelcomeH\x00\x12-\n\x0bmatch_start\x18\x02 \x01(\x0b\x32\x16.referee.v1.MatchStartH\x00\x12 \n\x04turn\x18\x03 \x01(\x0b\x32\x10.referee.v1.TurnH\x00\x12$\n\x06\x65vents\x18\x04 \x01(\x0b\x32\x12.referee.v1.EventsH\x00\x12\x31\n\raction_result\x18\x05 \x01(\x0b\x32\x18.referee.v1.ActionResultH\x00\x12+\n\nmatch_over\x18\x06 \x01(\x0b\x32\x15.referee.v1.MatchOverH\x00\x12\"\n\x05\x65rror\x18\x07 \x01(\x0b\x32\x11.referee.v1.ErrorH\x00\x12&\n\x07goodbye\x18\x08 \x01(\x0b\x32\x13.referee.v1.GoodbyeH\x00\x42\x06\n\x04kind\"+\n\x07Welcome\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x10\n\x08protocol\x18\x02 \x01(\t\"\xac\x02\n\nMatchStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x14\n\x0cgame_version\x18\x03 \x01(\x05\x12\x0c\n\x04seat\x18\x04 \x01(\x05\x12\r\n\x05seats\x18\x05 \x01(\x05\x12\x30\n\x05rules\x18\x06 \x03(\x0b\x32!.referee.v1.MatchStart.RulesEntry\x12\x0f\n\x07players\x18\x07 \x03(\t\x12\x14\n\x0cmove_seconds\x18\x08 \x01(\x01\x12\x19\n\x11time_bank_seconds\x18\t \x01(\x01\x12\x14\n\x0c\x66\x61ult_policy\x18\n \x01(\t\x12\x13\n\x0bmax_strikes\x18\x0b \x01(\x05\x1a,\n\nRulesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x89\x02\n\x04Turn\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x14\n\x0cseconds_left\x18\x04 \x01(\x01\x12\x18\n\x10\x64\x65\x61\x64line_unix_ms\x18\x05 \x01(\x03\x12\x16\n\x0etime_bank_left\x18\x06 \x01(\x01\x12,\n\x0bobservation\x18\x07 \x01(\x0b\x32\x17.referee.v1.Observation\x12\x15\n\rlegal_actions\x18\x08 \x03(\t\x12\x17\n\x0f\x64\x65\x63ision_number\x18\t \x01(\x05\x12\'\n\x06\x65vents\x18\n \x03(\x0b\x32\x17.referee.v1.EventNotice\"\x9c\x02\n\x0bObservation\x12\x34\n\tgin_rummy\x18\x01 \x01(\x0b\x32\x1f.referee.v1.GinRummyObservationH\x00\x12+\n\x04golf\x18\x02 \x01(\x0b\x32\x1b.referee.v1.GolfObservationH\x00\x12>\n\x0egolf_solitaire\x18\x03 \x01(\x0b\x32$.referee.v1.GolfSolitaireObservationH\x00\x12-\n\x05\x64ingo\x18\x04 \x01(\x0b\x32\x1c.referee.v1.DingoObservationH\x00\x12\x33\n\x08goninkan\x18\x05 \x01(\x0b\x32\x1f.referee.v1.GoninkanObservationH\x00\x42\x06\n\x04game\"1\n\x06\x45vents\x12\'\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x17.referee.v1.EventNotice\"W\n\x0b\x45ventNotice\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\x05\x12\x0c\n\x04hand\x18\x05 \x01(\x05\"f\n\x0c\x41\x63tionResult\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x0e\n\x06status\x18\x03 \x01(\t\x12\x0f\n\x07message\x18\x04 \x01(\t\x12\x0f\n\x07strikes\x18\x05 \x01(\x05\"L\n\x05\x46\x61ult\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x17\n\x0f\x64\x65\x63ision_number\x18\x04 \x01(\x05\"\x93\x01\n\tMatchOver\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0e\n\x06scores\x18\x03 \x03(\x01\x12\r\n\x05ranks\x18\x04 \x03(\x05\x12\x0e\n\x06reason\x18\x05 \x01(\t\x12!\n\x06\x66\x61ults\x18\x06 \x03(\x0b\x32\x11.referee.v1.Fault\x12\x14\n\x0c\x64\x65tails_json\x18\x07 \x01(\t\"&\n\x05\x45rror\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\"\x19\n\x07Goodbye\x12\x0e\n\x06reason\x18\x01 \x01(\t\"7\n\x0cWatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x15\n\rdelay_seconds\x18\x02 \x01(\x01\"\xc8\x01\n\x0cWatchMessage\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\'\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x17.referee.v1.EventNotice\x12%\n\x04view\x18\x03 \x01(\x0b\x32\x17.referee.v1.Observation\x12)\n\nmatch_over\x18\x04 \x01(\x0b\x32\x15.referee.v1.MatchOver\x12+\n\x0bmatch_start\x18\x05 \x01(\x0b\x32\x16.referee.v1.MatchStart\"\x12\n\x10ListGamesRequest\"W\n\nRuleOption\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x0f\n\x07\x64\x65\x66\x61ult\x18\x03 \x01(\t\x12\x0f\n\x07\x63hoices\x18\x04 \x03(\t\x12\x0b\n\x03\x64oc\x18\x05 \x01(\t\"\x89\x01\n\x08GameInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x05\x12\x11\n\tmin_seats\x18\x03 \x01(\x05\x12\x11\n\tmax_seats\x18\x04 \x01(\x05\x12\'\n\x07options\x18\x05 \x03(\x0b\x32\x16.referee.v1.RuleOption\x12\x0f\n\x07presets\x18\x06 \x03(\t\"8\n\x11ListGamesResponse\x12#\n\x05games\x18\x01 \x03(\x0b\x32\x14.referee.v1.GameInfo\"\xe3\x02\n\x12\x43reateMatchRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x38\n\x05rules\x18\x02 \x03(\x0b\x32).referee.v1.CreateMatchRequest.RulesEntry\x12\x0c\n\x04seed\x18\x03 \x01(\x03\x12\r\n\x05seats\x18\x04 \x01(\x05\x12\x0f\n\x07players\x18\x05 \x03(\t\x12\r\n\x05names\x18\x06 \x03(\t\x12\x14\n\x0cmove_seconds\x18\x07 \x01(\x01\x12\x19\n\x11time_bank_seconds\x18\x08 \x01(\x01\x12\x14\n\x0c\x66\x61ult_policy\x18\t \x01(\t\x12\x13\n\x0bmax_strikes\x18\n \x01(\x05\x12\x1f\n\x17spectator_delay_seconds\x18\x0b \x01(\x01\x12\x1d\n\x15start_timeout_seconds\x18\x0c \x01(\x01\x1a,\n\nRulesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"<\n\x13\x43reateMatchResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x13\n\x0bseat_tokens\x18\x02 \x03(\t\"\'\n\x17IssuePlayerTokenRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\")\n\x18IssuePlayerTokenResponse\x12\r\n\x05token\x18\x01 \x01(\t\"&\n\x12MatchStatusRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"\x8e\x01\n\x13MatchStatusResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\r\n\x05state\x18\x03 \x01(\t\x12\x11\n\tdecisions\x18\x04 \x01(\x05\x12\x0e\n\x06to_act\x18\x05 \x03(\x05\x12%\n\x06result\x18\x06 \x01(\x0b\x32\x15.referee.v1.MatchOver2\xd1\x03\n\x07Referee\x12>\n\x04Play\x12\x16.referee.v1.BotMessage\x1a\x1a.referee.v1.RefereeMessage(\x01\x30\x01\x12=\n\x05Watch\x12\x18.referee.v1.WatchRequest\x1a\x18.referee.v1.WatchMessage0\x01\x12H\n\tListGames\x12\x1c.referee.v1.ListGamesRequest\x1a\x1d.referee.v1.ListGamesResponse\x12N\n\x0b\x43reateMatch\x12\x1e.referee.v1.CreateMatchRequest\x1a\x1f.referee.v1.CreateMatchResponse\x12]\n\x10IssuePlayerToken\x12#.referee.v1.IssuePlayerTokenRequest\x1a$.referee.v1.IssuePlayerTokenResponse\x12N\n\x0bMatchStatus\x12\x1e.referee.v1.MatchStatusRequest\x1a\x1f.referee.v1.MatchStatusResponseB9\n\x14\x63\x61rdarena.referee.v1P\x01Z\x1f\x63\x61rd-arena/referee/v1;refereev1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'referee.v1.referee_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
-  DESCRIPTOR._loaded_options = None
+  _globals['DESCRIPTOR']._loaded_options = None
+  _globals['DESCRIPTOR']._serialized_options = b'\n\024cardarena.referee.v1P\001Z\037card-arena/referee/v1;refereev1'
   _globals['_MATCHSTART_RULESENTRY']._loaded_options = None
   _globals['_MATCHSTART_RULESENTRY']._serialized_options = b'8\001'
   _globals['_CREATEMATCHREQUEST_RULESENTRY']._loaded_options = None
   _globals['_CREATEMATCHREQUEST_RULESENTRY']._serialized_options = b'8\001'
-  _globals['_BOTMESSAGE']._serialized_start=199
-  _globals['_BOTMESSAGE']._serialized_end=293
-  _globals['_HELLO']._serialized_start=295
-  _globals['_HELLO']._serialized_end=356
-  _globals['_ACTION']._serialized_start=358
-  _globals['_ACTION']._serialized_end=400
-  _globals['_REFEREEMESSAGE']._serialized_start=403
-  _globals['_REFEREEMESSAGE']._serialized_end=718
-  _globals['_WELCOME']._serialized_start=720
-  _globals['_WELCOME']._serialized_end=763
-  _globals['_MATCHSTART']._serialized_start=766
-  _globals['_MATCHSTART']._serialized_end=1066
-  _globals['_MATCHSTART_RULESENTRY']._serialized_start=1022
-  _globals['_MATCHSTART_RULESENTRY']._serialized_end=1066
-  _globals['_TURN']._serialized_start=1069
-  _globals['_TURN']._serialized_end=1334
-  _globals['_OBSERVATION']._serialized_start=1337
-  _globals['_OBSERVATION']._serialized_end=1621
-  _globals['_EVENTS']._serialized_start=1623
-  _globals['_EVENTS']._serialized_end=1672
-  _globals['_EVENTNOTICE']._serialized_start=1674
-  _globals['_EVENTNOTICE']._serialized_end=1761
-  _globals['_ACTIONRESULT']._serialized_start=1763
-  _globals['_ACTIONRESULT']._serialized_end=1865
-  _globals['_FAULT']._serialized_start=1867
-  _globals['_FAULT']._serialized_end=1943
-  _globals['_MATCHOVER']._serialized_start=1946
-  _globals['_MATCHOVER']._serialized_end=2093
-  _globals['_ERROR']._serialized_start=2095
-  _globals['_ERROR']._serialized_end=2133
-  _globals['_WATCHREQUEST']._serialized_start=2135
-  _globals['_WATCHREQUEST']._serialized_end=2190
-  _globals['_WATCHMESSAGE']._serialized_start=2193
-  _globals['_WATCHMESSAGE']._serialized_end=2393
-  _globals['_LISTGAMESREQUEST']._serialized_start=2395
-  _globals['_LISTGAMESREQUEST']._serialized_end=2413
-  _globals['_RULEOPTION']._serialized_start=2415
-  _globals['_RULEOPTION']._serialized_end=2502
-  _globals['_GAMEINFO']._serialized_start=2505
-  _globals['_GAMEINFO']._serialized_end=2642
-  _globals['_LISTGAMESRESPONSE']._serialized_start=2644
-  _globals['_LISTGAMESRESPONSE']._serialized_end=2700
-  _globals['_CREATEMATCHREQUEST']._serialized_start=2703
-  _globals['_CREATEMATCHREQUEST']._serialized_end=3058
-  _globals['_CREATEMATCHREQUEST_RULESENTRY']._serialized_start=1022
-  _globals['_CREATEMATCHREQUEST_RULESENTRY']._serialized_end=1066
-  _globals['_CREATEMATCHRESPONSE']._serialized_start=3060
-  _globals['_CREATEMATCHRESPONSE']._serialized_end=3120
-  _globals['_ISSUEPLAYERTOKENREQUEST']._serialized_start=3122
-  _globals['_ISSUEPLAYERTOKENREQUEST']._serialized_end=3161
-  _globals['_ISSUEPLAYERTOKENRESPONSE']._serialized_start=3163
-  _globals['_ISSUEPLAYERTOKENRESPONSE']._serialized_end=3204
-  _globals['_MATCHSTATUSREQUEST']._serialized_start=3206
-  _globals['_MATCHSTATUSREQUEST']._serialized_end=3244
-  _globals['_MATCHSTATUSRESPONSE']._serialized_start=3247
-  _globals['_MATCHSTATUSRESPONSE']._serialized_end=3389
-  _globals['_REFEREE']._serialized_start=3392
-  _globals['_REFEREE']._serialized_end=3857
+  _globals['_BOTMESSAGE']._serialized_start=175
+  _globals['_BOTMESSAGE']._serialized_end=269
+  _globals['_HELLO']._serialized_start=271
+  _globals['_HELLO']._serialized_end=332
+  _globals['_ACTION']._serialized_start=334
+  _globals['_ACTION']._serialized_end=376
+  _globals['_REFEREEMESSAGE']._serialized_start=379
+  _globals['_REFEREEMESSAGE']._serialized_end=734
+  _globals['_WELCOME']._serialized_start=736
+  _globals['_WELCOME']._serialized_end=779
+  _globals['_MATCHSTART']._serialized_start=782
+  _globals['_MATCHSTART']._serialized_end=1082
+  _globals['_MATCHSTART_RULESENTRY']._serialized_start=1038
+  _globals['_MATCHSTART_RULESENTRY']._serialized_end=1082
+  _globals['_TURN']._serialized_start=1085
+  _globals['_TURN']._serialized_end=1350
+  _globals['_OBSERVATION']._serialized_start=1353
+  _globals['_OBSERVATION']._serialized_end=1637
+  _globals['_EVENTS']._serialized_start=1639
+  _globals['_EVENTS']._serialized_end=1688
+  _globals['_EVENTNOTICE']._serialized_start=1690
+  _globals['_EVENTNOTICE']._serialized_end=1777
+  _globals['_ACTIONRESULT']._serialized_start=1779
+  _globals['_ACTIONRESULT']._serialized_end=1881
+  _globals['_FAULT']._serialized_start=1883
+  _globals['_FAULT']._serialized_end=1959
+  _globals['_MATCHOVER']._serialized_start=1962
+  _globals['_MATCHOVER']._serialized_end=2109
+  _globals['_ERROR']._serialized_start=2111
+  _globals['_ERROR']._serialized_end=2149
+  _globals['_GOODBYE']._serialized_start=2151
+  _globals['_GOODBYE']._serialized_end=2176
+  _globals['_WATCHREQUEST']._serialized_start=2178
+  _globals['_WATCHREQUEST']._serialized_end=2233
+  _globals['_WATCHMESSAGE']._serialized_start=2236
+  _globals['_WATCHMESSAGE']._serialized_end=2436
+  _globals['_LISTGAMESREQUEST']._serialized_start=2438
+  _globals['_LISTGAMESREQUEST']._serialized_end=2456
+  _globals['_RULEOPTION']._serialized_start=2458
+  _globals['_RULEOPTION']._serialized_end=2545
+  _globals['_GAMEINFO']._serialized_start=2548
+  _globals['_GAMEINFO']._serialized_end=2685
+  _globals['_LISTGAMESRESPONSE']._serialized_start=2687
+  _globals['_LISTGAMESRESPONSE']._serialized_end=2743
+  _globals['_CREATEMATCHREQUEST']._serialized_start=2746
+  _globals['_CREATEMATCHREQUEST']._serialized_end=3101
+  _globals['_CREATEMATCHREQUEST_RULESENTRY']._serialized_start=1038
+  _globals['_CREATEMATCHREQUEST_RULESENTRY']._serialized_end=1082
+  _globals['_CREATEMATCHRESPONSE']._serialized_start=3103
+  _globals['_CREATEMATCHRESPONSE']._serialized_end=3163
+  _globals['_ISSUEPLAYERTOKENREQUEST']._serialized_start=3165
+  _globals['_ISSUEPLAYERTOKENREQUEST']._serialized_end=3204
+  _globals['_ISSUEPLAYERTOKENRESPONSE']._serialized_start=3206
+  _globals['_ISSUEPLAYERTOKENRESPONSE']._serialized_end=3247
+  _globals['_MATCHSTATUSREQUEST']._serialized_start=3249
+  _globals['_MATCHSTATUSREQUEST']._serialized_end=3287
+  _globals['_MATCHSTATUSRESPONSE']._serialized_start=3290
+  _globals['_MATCHSTATUSRESPONSE']._serialized_end=3432
+  _globals['_REFEREE']._serialized_start=3435
+  _globals['_REFEREE']._serialized_end=3900
 # @@protoc_insertion_point(module_scope)

@@ -1,4 +1,3 @@
-from referee.v1 import cards_pb2 as _cards_pb2
 from referee.v1 import dingo_pb2 as _dingo_pb2
 from referee.v1 import gin_rummy_pb2 as _gin_rummy_pb2
 from referee.v1 import golf_pb2 as _golf_pb2
@@ -39,7 +38,7 @@ class Action(_message.Message):
     def __init__(self, request_id: _Optional[int] = ..., code: _Optional[str] = ...) -> None: ...
 
 class RefereeMessage(_message.Message):
-    __slots__ = ("welcome", "match_start", "turn", "events", "action_result", "match_over", "error")
+    __slots__ = ("welcome", "match_start", "turn", "events", "action_result", "match_over", "error", "goodbye")
     WELCOME_FIELD_NUMBER: _ClassVar[int]
     MATCH_START_FIELD_NUMBER: _ClassVar[int]
     TURN_FIELD_NUMBER: _ClassVar[int]
@@ -47,6 +46,7 @@ class RefereeMessage(_message.Message):
     ACTION_RESULT_FIELD_NUMBER: _ClassVar[int]
     MATCH_OVER_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
+    GOODBYE_FIELD_NUMBER: _ClassVar[int]
     welcome: Welcome
     match_start: MatchStart
     turn: Turn
@@ -54,7 +54,8 @@ class RefereeMessage(_message.Message):
     action_result: ActionResult
     match_over: MatchOver
     error: Error
-    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_start: _Optional[_Union[MatchStart, _Mapping]] = ..., turn: _Optional[_Union[Turn, _Mapping]] = ..., events: _Optional[_Union[Events, _Mapping]] = ..., action_result: _Optional[_Union[ActionResult, _Mapping]] = ..., match_over: _Optional[_Union[MatchOver, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ...) -> None: ...
+    goodbye: Goodbye
+    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_start: _Optional[_Union[MatchStart, _Mapping]] = ..., turn: _Optional[_Union[Turn, _Mapping]] = ..., events: _Optional[_Union[Events, _Mapping]] = ..., action_result: _Optional[_Union[ActionResult, _Mapping]] = ..., match_over: _Optional[_Union[MatchOver, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ..., goodbye: _Optional[_Union[Goodbye, _Mapping]] = ...) -> None: ...
 
 class Welcome(_message.Message):
     __slots__ = ("player", "protocol")
@@ -206,6 +207,12 @@ class Error(_message.Message):
     code: str
     message: str
     def __init__(self, code: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+
+class Goodbye(_message.Message):
+    __slots__ = ("reason",)
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    reason: str
+    def __init__(self, reason: _Optional[str] = ...) -> None: ...
 
 class WatchRequest(_message.Message):
     __slots__ = ("match_id", "delay_seconds")

@@ -74,12 +74,22 @@ class RefereeServicer:
     """
 
     def Play(self, request_iterator, context):
-        """One stream per bot connection. The bot sends Hello with its token first;
-        the referee answers Welcome, then for every match the token is seated in:
-        MatchStart, Turn / Event messages, and MatchOver. The bot answers each Turn
-        with one Action carrying the turn's request_id. A connection plays many
-        matches in a row; closing it forfeits nothing by itself, but turns that
-        reach their deadline while it is gone are timeouts.
+        """One stream per bot connection. The bot sends Hello with its token first (within 30
+        seconds); the referee answers Welcome, or Error and closes. Then, for every match
+        the token is seated in, one after another: MatchStart, Events and Turns, and
+        MatchOver. The bot answers each Turn with one Action carrying the Turn's
+        request_id. When the token has no more matches (a seat token after its match; a
+        player token when the arena retires it, or after the referee's idle limit) the
+        referee sends Goodbye and closes the stream normally (status OK). It also closes
+        it when another connection says hello with the same token (the newer stream
+        replaces the older), and with RESOURCE_EXHAUSTED when the bot falls 256 messages
+        or 4 MiB behind, or sends over 64 messages that answer no waiting Turn (the Turn
+        owed is then a "disconnect" fault). Closing the stream forfeits nothing by itself:
+        reconnect and say hello again; the referee then resends the MatchStart of the
+        match in progress and the Turn awaiting an answer (same request_id, seconds_left
+        brought up to date, and without the events it carried if it was already sent).
+        Events sent while the bot was away are not resent. A Turn whose deadline passes
+        while no connection is open is a "disconnect" fault.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -87,7 +97,8 @@ class RefereeServicer:
 
     def Watch(self, request, context):
         """Follow a match live: public information only, delayed by the match's
-        spectator delay or the requested one, whichever is longer.
+        spectator delay or the requested one, whichever is longer. Unknown match:
+        status NOT_FOUND.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -95,8 +106,8 @@ class RefereeServicer:
 
     def ListGames(self, request, context):
         """Admin RPCs. CreateMatch and IssuePlayerToken need the metadata
-        "x-admin-token" when the referee has one; ListGames and MatchStatus tell
-        only public information and are open to everyone.
+        "x-admin-token" when the referee has one (else status UNAUTHENTICATED);
+        ListGames and MatchStatus tell only public information and are open to everyone.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

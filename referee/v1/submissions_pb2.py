@@ -24,13 +24,14 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1creferee/v1/submissions.proto\x12\nreferee.v1\"`\n\x10SubmitBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x61rchive\x18\x02 \x01(\x0c\x12\x0f\n\x07\x63ommand\x18\x03 \x03(\t\x12\r\n\x05games\x18\x04 \x03(\t\x12\r\n\x05\x63heck\x18\x05 \x01(\x08\"\x8c\x01\n\x11SubmitBotResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x05\x12\x0e\n\x06sha256\x18\x03 \x01(\t\x12\x12\n\nsize_bytes\x18\x04 \x01(\x03\x12\r\n\x05games\x18\x05 \x03(\t\x12\x0f\n\x07\x63ommand\x18\x06 \x03(\t\x12\x14\n\x0c\x63heck_report\x18\x07 \x03(\t2]\n\x11SubmissionService\x12H\n\tSubmitBot\x12\x1c.referee.v1.SubmitBotRequest\x1a\x1d.referee.v1.SubmitBotResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1creferee/v1/submissions.proto\x12\nreferee.v1\"`\n\x10SubmitBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x61rchive\x18\x02 \x01(\x0c\x12\x0f\n\x07\x63ommand\x18\x03 \x03(\t\x12\r\n\x05games\x18\x04 \x03(\t\x12\r\n\x05\x63heck\x18\x05 \x01(\x08\"\x8c\x01\n\x11SubmitBotResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x05\x12\x0e\n\x06sha256\x18\x03 \x01(\t\x12\x12\n\nsize_bytes\x18\x04 \x01(\x03\x12\r\n\x05games\x18\x05 \x03(\t\x12\x0f\n\x07\x63ommand\x18\x06 \x03(\t\x12\x14\n\x0c\x63heck_report\x18\x07 \x03(\t2]\n\x11SubmissionService\x12H\n\tSubmitBot\x12\x1c.referee.v1.SubmitBotRequest\x1a\x1d.referee.v1.SubmitBotResponseB9\n\x14\x63\x61rdarena.referee.v1P\x01Z\x1f\x63\x61rd-arena/referee/v1;refereev1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'referee.v1.submissions_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
-  DESCRIPTOR._loaded_options = None
+  _globals['DESCRIPTOR']._loaded_options = None
+  _globals['DESCRIPTOR']._serialized_options = b'\n\024cardarena.referee.v1P\001Z\037card-arena/referee/v1;refereev1'
   _globals['_SUBMITBOTREQUEST']._serialized_start=44
   _globals['_SUBMITBOTREQUEST']._serialized_end=140
   _globals['_SUBMITBOTRESPONSE']._serialized_start=143

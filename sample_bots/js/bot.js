@@ -14,10 +14,11 @@
  *   referee: MatchStart      (a match begins: game, seat, rules, time settings)
  *   referee: Turn            bot: Action{request_id, code}   (repeated)
  *   referee: Events          (what the seat may see; also carried by the next Turn)
- *   referee: MatchOver       (then the next MatchStart, on the same stream)
+ *   referee: MatchOver       (then the next MatchStart, on the same stream; reason
+ *                             "aborted": a referee error voided the match, no scores)
  *   referee: ActionResult    (a notice: the last answer was illegal, late, ...)
- *   referee: Error           (fatal: bad token, protocol error; the stream closes.
- *                             Except code "aborted": a referee error ended the match)
+ *   referee: Error           (fatal: bad token, protocol error; the stream closes)
+ * The .proto comments list every value of every status, kind, reason and code.
  * The referee closes the stream when it has no more matches for the token: the bot
  * then exits 0. An Error makes it exit 2. A broken connection is retried with backoff.
  *
@@ -185,7 +186,7 @@ class Bot {
       };
       call.on('data', (message) => {
         if (message.kind === 'welcome') result.welcomed = true;
-        if (message.kind === 'error' && message.error.code !== 'aborted') result.fatal = true;
+        if (message.kind === 'error') result.fatal = true;
         this.handle(message, call);
       });
       call.on('end', () => {
@@ -228,16 +229,9 @@ class Bot {
         this.onMatchOver(message.match_over);
         break;
       case 'error':
-        if (message.error.code === 'aborted') {
-          // The referee hit an internal error in the current match and abandoned it.
-          // The stream stays open: wait for the next MatchStart.
-          log(`referee: ${message.error.message}`);
-          this.matchId = null;
-        } else {
-          // Fatal ("unauthenticated", "protocol", ...): the referee closes the stream.
-          log(`referee refused the bot: ${message.error.code}: ${message.error.message}`);
-          call.end();
-        }
+        // Fatal ("unauthenticated", "protocol"): the referee closes the stream.
+        log(`referee refused the bot: ${message.error.code}: ${message.error.message}`);
+        call.end();
         break;
       default:
         break; // a message kind newer than this bot: ignore it
@@ -289,6 +283,13 @@ class Bot {
 
   onMatchOver(over) {
     this.matchesPlayed += 1;
+    if (over.reason === 'aborted') {
+      // A referee error voided the match: no scores or ranks. The stream stays open
+      // and the next MatchStart comes as usual.
+      log(`match ${over.match_id} aborted by the referee (void; no result)`);
+      this.matchId = null;
+      return;
+    }
     const faults = over.faults.map((f) => `${f.kind}: ${f.reason}`).join('; ');
     log(
       `match ${over.match_id} over (${over.reason}): seat ${over.seat}, ` +

@@ -320,7 +320,9 @@ def test_bots_check_reports_answers_the_sdk_made_up(tmp_path: Path) -> None:
     db = tmp_path / "a.db"
     script = tmp_path / "slow_once.py"
     script.write_text(SLOW_ONCE.format(root=str(ROOT)))
-    arena(db, "bots", "add", "slow", "--game", "golf", "--", PY, str(script))
+    arena(
+        db, "bots", "add", "slow", "--game", "golf", "--cwd", str(tmp_path), "--", PY, str(script)
+    )
     out = arena(db, "bots", "check", "slow", "--move-seconds", "1", "--json", check=False)
     assert out.returncode == 1
     (report,) = json.loads(out.stdout)

@@ -4,11 +4,20 @@ from collections import Counter
 
 import pytest
 
-from arena.schedule import ScheduleError, gauntlet, lineups, round_robin, sprt_pairs
+from arena.schedule import (
+    ScheduleError,
+    bot_seed,
+    deal_seed,
+    gauntlet,
+    lineups,
+    round_robin,
+    sprt_pairs,
+    tournament_secret,
+)
 
 
 def test_two_seat_round_robin_plays_every_pair_both_ways_on_the_rounds_deal() -> None:
-    plans = round_robin(["a", "b", "c"], seats=2, rounds=2, seed=9)
+    plans = round_robin(["a", "b", "c"], seats=2, rounds=2, secret=tournament_secret(9))
     assert len(plans) == 3 * 2 * 2
     assert [p.idx for p in plans] == list(range(12))
     by_deal: dict[int, list[tuple[str, ...]]] = {}
@@ -21,27 +30,27 @@ def test_two_seat_round_robin_plays_every_pair_both_ways_on_the_rounds_deal() ->
 
 
 def test_every_entrant_plays_every_seat_equally() -> None:
-    plans = round_robin(["a", "b", "c", "d"], seats=3, rounds=1, seed=1)
+    plans = round_robin(["a", "b", "c", "d"], seats=3, rounds=1, secret=tournament_secret(1))
     seat_counts = Counter((name, seat) for p in plans for seat, name in enumerate(p.lineup))
     assert len(set(seat_counts.values())) == 1
 
 
 def test_fewer_entrants_than_seats_repeat_around_the_table() -> None:
-    assert lineups(["a", "b"], 6, seed=1) == [("a", "b", "a", "b", "a", "b")]
-    plans = round_robin(["a", "b"], seats=6, rounds=1, seed=1)
+    assert lineups(["a", "b"], 6, secret=tournament_secret(1)) == [("a", "b", "a", "b", "a", "b")]
+    plans = round_robin(["a", "b"], seats=6, rounds=1, secret=tournament_secret(1))
     assert sorted(p.lineup for p in plans) == [("a", "b") * 3, ("b", "a") * 3]
 
 
 def test_too_many_combinations_take_a_balanced_subset() -> None:
     names = [f"bot{i}" for i in range(12)]
-    tables = lineups(names, 4, seed=3, max_combinations=30)
+    tables = lineups(names, 4, secret=tournament_secret(3), max_combinations=30)
     assert len(tables) == 30 and len(set(tables)) == 30
     uses = Counter(n for t in tables for n in t)
     assert max(uses.values()) - min(uses.values()) <= 1
 
 
 def test_one_seat_games_give_every_entrant_the_same_deals() -> None:
-    plans = round_robin(["a", "b", "c"], seats=1, rounds=3, seed=4)
+    plans = round_robin(["a", "b", "c"], seats=1, rounds=3, secret=tournament_secret(4))
     for name in "abc":
         assert [p.seed for p in plans if p.lineup == (name,)] == [
             p.seed for p in plans if p.lineup == ("a",)
@@ -49,46 +58,66 @@ def test_one_seat_games_give_every_entrant_the_same_deals() -> None:
 
 
 def test_same_seed_same_schedule_and_bad_input() -> None:
-    assert round_robin(["a", "b", "c"], 2, 3, 5) == round_robin(["a", "b", "c"], 2, 3, 5)
+    s5 = tournament_secret(5)
+    assert round_robin(["a", "b", "c"], 2, 3, s5) == round_robin(["a", "b", "c"], 2, 3, s5)
     with pytest.raises(ScheduleError):
-        round_robin(["a", "a"], 2, 1, 1)
+        round_robin(["a", "a"], 2, 1, s5)
     with pytest.raises(ScheduleError):
-        round_robin(["a", "b"], 2, 0, 1)
+        round_robin(["a", "b"], 2, 0, s5)
 
 
 def test_one_bot_never_plays_itself() -> None:
+    s5 = tournament_secret(5)
     with pytest.raises(ScheduleError, match="would only play itself"):
-        round_robin(["a"], seats=2, rounds=1, seed=1)
-    assert len(round_robin(["a"], seats=1, rounds=2, seed=1)) == 2  # solitaire: alone is fine
+        round_robin(["a"], seats=2, rounds=1, secret=s5)
+    assert len(round_robin(["a"], seats=1, rounds=2, secret=s5)) == 2  # solitaire: alone is fine
 
 
 def test_gauntlet_challengers_play_the_field_not_each_other() -> None:
-    plans = gauntlet(["x", "y"], ["a", "b", "c"], seats=2, rounds=2, seed=3)
+    s5 = tournament_secret(5)
+    plans = gauntlet(["x", "y"], ["a", "b", "c"], seats=2, rounds=2, secret=s5)
     assert len(plans) == 2 * 2 * 3 * 2  # rounds x challengers x opponents x seatings
     for p in plans:
         assert len({"x", "y"} & set(p.lineup)) == 1  # exactly one challenger per match
     pairs = {frozenset(p.lineup) for p in plans}
     assert pairs == {frozenset((c, f)) for c in "xy" for f in "abc"}
     assert {p.seed for p in plans if p.round == 0} != {p.seed for p in plans if p.round == 1}
-    three = gauntlet(["x"], ["a", "b", "c"], seats=3, rounds=1, seed=3)
+    three = gauntlet(["x"], ["a", "b", "c"], seats=3, rounds=1, secret=s5)
     assert {frozenset(p.lineup) for p in three} == {
         frozenset(("x", *pair)) for pair in (("a", "b"), ("a", "c"), ("b", "c"))
     }
     assert len(three) == 3 * 3  # three seatings of each table
     with pytest.raises(ScheduleError, match="both a challenger and in the field"):
-        gauntlet(["a"], ["a", "b"], seats=2, rounds=1, seed=1)
+        gauntlet(["a"], ["a", "b"], seats=2, rounds=1, secret=s5)
 
 
 def test_sprt_pairs_share_a_deal_with_seats_swapped_or_the_same_seat() -> None:
-    two = sprt_pairs("new", "base", [], seats=2, max_matches=6, seed=5)
+    s5 = tournament_secret(5)
+    two = sprt_pairs("new", "base", [], seats=2, max_matches=6, secret=s5)
     assert [p.lineup for p in two[:2]] == [("new", "base"), ("base", "new")]
     assert len(two) == 6 and all(two[2 * i].seed == two[2 * i + 1].seed for i in range(3))
     assert len({p.seed for p in two}) == 3
-    four = sprt_pairs("new", "base", ["f1", "f2", "f3"], seats=4, max_matches=8, seed=5)
+    four = sprt_pairs("new", "base", ["f1", "f2", "f3"], seats=4, max_matches=8, secret=s5)
     for i in range(4):
         first, second = four[2 * i].lineup, four[2 * i + 1].lineup
         seat = first.index("new")
         assert seat == i % 4 and second.index("base") == seat
         assert [n for n in first if n != "new"] == [n for n in second if n != "base"]
     with pytest.raises(ScheduleError, match="field of 3"):
-        sprt_pairs("new", "base", ["f1"], seats=4, max_matches=8, seed=5)
+        sprt_pairs("new", "base", ["f1"], seats=4, max_matches=8, secret=s5)
+
+
+def test_deals_derive_from_the_secret_only() -> None:
+    """A fresh secret per tournament gives fresh deals; --seed S gives the same deals
+    every time; the entrants' seeds are none of the deal seeds."""
+    names = ["a", "b", "c"]
+    fresh = [round_robin(names, 2, 4, tournament_secret()) for _ in range(2)]
+    assert {p.seed for p in fresh[0]}.isdisjoint({p.seed for p in fresh[1]})
+    assert round_robin(names, 2, 4, tournament_secret(7)) == round_robin(
+        names, 2, 4, tournament_secret(7)
+    )
+    assert len(tournament_secret()) * 8 >= 128
+    secret = tournament_secret(7)
+    deals = {p.seed for p in round_robin(names, 2, 4, secret)}
+    assert {int(bot_seed(secret, n)) for n in names}.isdisjoint(deals)
+    assert deal_seed(secret, 0) != deal_seed(tournament_secret(8), 0)

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import sqlite3
+import subprocess
 import sys
 import zipfile
 from pathlib import Path
@@ -15,7 +17,7 @@ from typing import Any
 from arena.runner import create_tournament, run_tournament
 from arena.settings import TournamentSettings
 from arena.store import Store
-from tests.conftest import arena
+from tests.conftest import ROOT, arena
 
 BOT_SOURCE = """
 import sys
@@ -247,3 +249,29 @@ def test_resume_plays_the_versions_it_started_with(tmp_path: Path) -> None:
     assert summary.played == 2
     assert {e for (e,) in rows(db, "select distinct entrant from results")} == {"marked@1", "rnd"}
     assert marks(db, "marked@1") == {"one"}
+
+
+def test_a_relative_database_path_plays_submitted_bots(tmp_path: Path) -> None:
+    """The README's recipe: `python` in the manifest, a database named relative to the
+    working directory (the unpacked copies must be found from the sandbox too)."""
+    folder = tmp_path / "mybot"
+    folder.mkdir()
+    (folder / "bot.py").write_text(BOT_SOURCE.format(mark="rel"))
+    (folder / "bot.toml").write_text('command = ["python", "bot.py"]\ngames = ["gin_rummy"]\n')
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "arena.cli", *args, "--db", "arena.db"],
+            cwd=tmp_path, capture_output=True, text=True, timeout=600,
+            env={k: v for k, v in os.environ.items() if k != "ARENA_DB"},
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return done
+
+    run("bots", "add", "rnd", "--game", "gin_rummy", "--cwd", str(ROOT), "--",
+        sys.executable, "-m", "sample_bots.random_bot")  # fmt: skip
+    run("bots", "submit", "mybot", "mybot")
+    run("tournament", "run", "--game", "gin_rummy", "--bots", "mybot,rnd", *RULES)
+    db = tmp_path / "arena.db"
+    assert rows(db, "select count(*) from faults") == [(0,)]
+    assert marks(db, "mybot@1") == {"rel"}

@@ -135,6 +135,7 @@ def test_killed_tournament_resumes_to_the_same_results_and_ratings(tmp_path: Pat
     assert 0 < len(before) // 2 < 12
     status = json.loads(arena(killed, "tournament", "list", "--json").stdout)[0]
     assert status["status"] == "running" and status["matches_done"] == len(before) // 2
+    assert "secret" not in status
 
     out = json.loads(arena(killed, "tournament", "resume", "1", "--json").stdout)
     assert out["played"] == 12 - len(before) // 2

@@ -22,7 +22,7 @@ def _deterministic(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(strategy, "WORK_BUDGET", 20_000_000)
     monkeypatch.setattr(strategy, "_cap", [60.0])
     strategy.reseed("test")
-    random_bot.reseed("test")
+    random_bot._rng.start_match("test")
 
 
 def test_strategy_beats_random_in_duplicate_matches_seats_rotated() -> None:

@@ -124,6 +124,10 @@ def gin_tournament(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "--rules",
         "max_hands=5",
         "--json",
+        # The wrapper logs each process to a file outside the bot's folder, which the
+        # sandbox would hide; tests/security plays the JS bot inside the sandbox.
+        "--sandbox",
+        "none",
     )
     return {
         "db": db,
@@ -188,12 +192,13 @@ def short_matches() -> list[tuple[str, int, list[str]]]:
 
 
 def test_random_js_bot_plays_every_game(tmp_path: Path) -> None:
-    """One match per game with the JS random bot in every seat (a tournament of one entrant
-    seats it all around the table)."""
+    """Every game with the JS random bot in every seat: entered twice (js, js2; a bot never
+    plays only itself), so two matches per game, one after the other."""
     plans = short_matches()
     assert "gin_rummy" in {game for game, _, _ in plans}
     db, log = tmp_path / "arena.db", tmp_path / "js-processes.log"
-    arena(db, "bots", "add", "js", "--game", "*", "--", *js_command("random", log))
+    for name in ("js", "js2"):
+        arena(db, "bots", "add", name, "--game", "*", "--", *js_command("random", log))
     for game, seats, rules in plans:
         run = json.loads(
             arena(
@@ -203,20 +208,26 @@ def test_random_js_bot_plays_every_game(tmp_path: Path) -> None:
                 "--game",
                 game,
                 "--bots",
-                "js",
+                "js,js2",
                 "--seats",
                 str(seats),
+                "--concurrency",
+                "1",
                 *[f"--rules={r}" for r in rules],
                 "--json",
+                "--sandbox",
+                "none",
             ).stdout
         )
-        assert run["played"] == 1 and not run["errors"], (game, run)
+        assert run["played"] == 2 and not run["errors"], (game, run)
     matches = json.loads(arena(db, "matches", "list", "--json").stdout)
-    assert sorted(m["game"] for m in matches) == sorted(game for game, _, _ in plans)
+    assert sorted(m["game"] for m in matches) == sorted(2 * [game for game, _, _ in plans])
     for match in matches:
         assert match["reason"] == "finished" and match["decisions"] > 0, match["game"]
     with sqlite3.connect(db) as conn:
         assert conn.execute("select match_id, kind, reason from faults").fetchall() == []
     started, exits = process_log(log)
-    assert len(started) == sum(seats for _, seats, _ in plans)
+    # One process per seat of the first match (both entrants for a one-seat game), reused
+    # by the second.
+    assert len(started) == sum(max(seats, 2) for _, seats, _ in plans)
     assert exits == dict.fromkeys(started, 0)

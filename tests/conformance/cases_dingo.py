@@ -58,3 +58,18 @@ def resample_hidden(state: DingoState, seat: int | None, rng: random.Random) -> 
         for p in state.passes
     )
     return dataclasses.replace(state, hands=tuple(hands), passes=passes)
+
+
+def swap_hidden(state: DingoState, seat: int, rng: random.Random) -> DingoState:
+    """The smallest hidden difference: one card of one other hand swapped with one of
+    another (what ``seat`` sees is unchanged). Whole-hand resampling changes who plays
+    the dingo, a public event; a single swap often changes only who holds a wolf."""
+    a, b = rng.sample([s for s in range(4) if s != seat], 2)
+    if not state.hands[a] or not state.hands[b]:
+        return state
+    ca = rng.choice(_cards(state.hands[a]))
+    cb = rng.choice(_cards(state.hands[b]))
+    hands = list(state.hands)
+    hands[a] = hands[a] & ~(1 << ca.index) | 1 << cb.index
+    hands[b] = hands[b] & ~(1 << cb.index) | 1 << ca.index
+    return dataclasses.replace(state, hands=tuple(hands))

@@ -1,4 +1,4 @@
-"""Shared conformance checks, run over every game and variant (DESIGN.md, Testing).
+"""Shared conformance checks, run over every game and variant.
 
 Each game contributes ``tests/conformance/cases_<game>.py`` defining:
 

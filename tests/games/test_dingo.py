@@ -1,4 +1,4 @@
-"""Dingo rules, one test per clause of /work/shared/rules/dingo.md, on scripted deals.
+"""Dingo rules, one test per clause of docs/games/dingo.md, on scripted deals.
 
 Most tests build a deal with :func:`scripted`: each seat keeps six chosen cards and
 gets four junk cards. :func:`to_hunt` then plays the seven discard and pass steps

@@ -1,4 +1,4 @@
-"""Rule-clause tests for gin_rummy (shared/rules/gin-rummy.md), one per clause, on scripted deals.
+"""Rule-clause tests for gin_rummy (docs/games/gin_rummy.md), one per clause, on scripted deals.
 
 Deals are stacked with ``stack_deck(first_hand, dealer_hand, upcard, stock)``; unless a
 test says otherwise seat 1 deals, so seat 0 is the first player (the non-dealer).

@@ -1,4 +1,4 @@
-"""Golf rules, one test per clause and option of /work/shared/rules/golf.md, on scripted deals.
+"""Golf rules, one test per clause and option of docs/games/golf.md, on scripted deals.
 
 Deals are built with :func:`referee.games.golf.scripted_state` (layouts row-major,
 the upcard, the stock top first) and driven through ``GAME.apply`` with action

@@ -1,4 +1,4 @@
-"""Rule clauses of golf solitaire (shared/rules/golf-solitaire.md), each on a scripted deal
+"""Rule clauses of golf solitaire (docs/games/golf_solitaire.md), each on a scripted deal
 driven through the real engine, plus the duplicate guarantees and PySolFC deal numbers."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Goninkan rules, clause by clause, on scripted deals (spec: shared/rules/goninkan.md).
+"""Goninkan rules, clause by clause, on scripted deals (docs/games/goninkan.md).
 
 Layouts below are hands for seats 0..5 with seat 0 dealing (its hand empty) unless a test
 permutes them. Tricks are written as the five cards in play order; "JK:H" leads the

@@ -41,7 +41,7 @@ async def play_match(
     core = RefereeCore()
     address = f"unix:{tmp}/referee.sock"
     server = await start_server(core, [address])
-    pool = BotPool(core, address, seed)
+    pool = BotPool(core, address, lambda name: f"{seed}-{name}")
     try:
         bots = [await pool.acquire(entrant(f"bot{i}", c)) for i, c in enumerate(commands)]
         runtime, _ = core.create_match(

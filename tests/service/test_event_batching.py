@@ -21,8 +21,9 @@ def test_held_events_are_sent_on_their_own_when_no_turn_takes_them() -> None:
         held_at = loop.time()
         session.add_events(notice("first"))
         session.add_events(notice("second"))
-        message = await asyncio.wait_for(conn.queue.get(), 5 * EVENT_FLUSH_SECONDS)
-        assert message is not None
+        item = await asyncio.wait_for(conn.get(), 5 * EVENT_FLUSH_SECONDS)
+        assert item is not None
+        message = pb.RefereeMessage.FromString(item[0])
         return [e.text for e in message.events.events], loop.time() - held_at
 
     texts, waited = asyncio.run(scenario())
@@ -40,10 +41,12 @@ def test_a_turn_takes_held_events_and_nothing_is_sent_twice() -> None:
         waiter.add_events(notice("on its own"))
         taken = [e.text for e in taker.take_events()]
         await asyncio.sleep(3 * EVENT_FLUSH_SECONDS)
-        assert taker_conn.queue.empty()  # the Turn carried them: no separate message
-        message = waiter_conn.queue.get_nowait()
-        assert message is not None and message.events.events[0].text == "on its own"
-        return taken, waiter_conn.queue.qsize()
+        assert len(taker_conn) == 0  # the Turn carried them: no separate message
+        item = await waiter_conn.get()
+        assert item is not None
+        message = pb.RefereeMessage.FromString(item[0])
+        assert message.events.events[0].text == "on its own"
+        return taken, len(waiter_conn)
 
     taken, left = asyncio.run(scenario())
     assert taken == ["for the turn"]

@@ -18,7 +18,7 @@ def test_bots_reconnect_after_the_server_drops_every_connection(tmp_path: Path) 
         core = RefereeCore()
         address = f"unix:{tmp_path}/referee.sock"
         server = await start_server(core, [address])
-        pool = BotPool(core, address, seed=3)
+        pool = BotPool(core, address, lambda name: "3")
         bots = [await pool.acquire(entrant(f"bot{i}", RANDOM_BOT)) for i in range(2)]
         runtime, _ = core.create_match(
             "gin_rummy",

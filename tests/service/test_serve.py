@@ -3,7 +3,10 @@ status, and a spectator on Watch seeing public information only."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -11,10 +14,13 @@ from pathlib import Path
 
 import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 
+from referee.service import RefereeCore, start_server
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
-from tests.conftest import ADMIN
+from tests.conftest import ADMIN, arena
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -80,3 +86,197 @@ def test_remote_bots_play_a_created_match_while_a_spectator_watches(served: str)
     assert views and all(v.seat == -1 for v in views)
     texts = [e.text for m in seen for e in m.events]
     assert texts and not any(t.startswith("you ") for t in texts)
+
+
+def _listening_tcp_ports(pid: int) -> list[int]:
+    """TCP ports process ``pid`` listens on, read from /proc (Linux)."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            target = os.readlink(fd)
+            if target.startswith("socket:["):
+                inodes.add(target[8:-1])
+    ports = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] == "0A" and fields[9] in inodes:  # 0A: LISTEN
+                ports.append(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
+def test_serve_with_only_a_unix_socket_listens_on_no_tcp_port(tmp_path: Path) -> None:
+    sock = tmp_path / "referee.sock"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "serve", "--unix", str(sock)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.split()[3:] == [f"unix:{sock}"]
+        assert _listening_tcp_ports(proc.pid) == []
+        with grpc.insecure_channel(f"unix:{sock}") as channel:
+            games = referee_pb2_grpc.RefereeStub(channel).ListGames(pb.ListGamesRequest())
+        assert games.games
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_a_busy_or_invalid_port_is_one_clear_line(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        busy = arena(tmp_path / "a.db", "serve", "--port", str(port), check=False, timeout=30)
+    invalid = arena(tmp_path / "a.db", "serve", "--port", "99999", check=False, timeout=30)
+    web = arena(tmp_path / "a.db", "web", "--port", "99999", check=False, timeout=30)
+    assert busy.returncode == 2
+    assert (
+        busy.stderr.strip() == f"error: cannot listen on 127.0.0.1:{port}: Address already in use"
+    )
+    for done in (invalid, web):
+        assert done.returncode == 2
+        assert done.stderr.strip() == "error: --port must be 0-65535, not 99999"
+
+
+def test_serve_offers_health_checks_and_reflection(served: str) -> None:
+    with grpc.insecure_channel(served) as channel:
+        checks = health_pb2_grpc.HealthStub(channel)
+        for service in ("", "referee.v1.Referee"):
+            reply = checks.Check(health_pb2.HealthCheckRequest(service=service))
+            assert reply.status == health_pb2.HealthCheckResponse.SERVING
+        reflect = reflection_pb2_grpc.ServerReflectionStub(channel)
+        request = reflection_pb2.ServerReflectionRequest(list_services="")
+        (reply,) = list(reflect.ServerReflectionInfo(iter([request])))
+        names = {s.name for s in reply.list_services_response.service}
+        # and the service's own descriptors, for grpcurl to build requests with
+        request = reflection_pb2.ServerReflectionRequest(
+            file_containing_symbol="referee.v1.Referee"
+        )
+        (files,) = list(reflect.ServerReflectionInfo(iter([request])))
+    assert names == {"referee.v1.Referee", "grpc.health.v1.Health", reflection.SERVICE_NAME}
+    assert files.file_descriptor_response.file_descriptor_proto
+
+
+def test_health_turns_not_serving_as_the_referee_stops(tmp_path: Path) -> None:
+    async def scenario() -> list[int]:
+        address = f"unix:{tmp_path}/r.sock"
+        server = await start_server(RefereeCore(), [address])
+        seen = []
+        async with grpc.aio.insecure_channel(address) as channel:
+            watch = health_pb2_grpc.HealthStub(channel).Watch(
+                health_pb2.HealthCheckRequest(service="referee.v1.Referee")
+            )
+            seen.append((await watch.read()).status)
+            stopping = asyncio.get_running_loop().create_task(server.stop(grace=1.0))
+            seen.append((await watch.read()).status)
+            await stopping
+        return seen
+
+    seen = asyncio.run(scenario())
+    assert seen == [
+        health_pb2.HealthCheckResponse.SERVING,
+        health_pb2.HealthCheckResponse.NOT_SERVING,
+    ]
+
+
+def test_non_finite_or_non_positive_times_are_refused(served: str, tmp_path: Path) -> None:
+    with grpc.insecure_channel(served) as channel:
+        stub = referee_pb2_grpc.RefereeStub(channel)
+        for seconds in (float("nan"), float("inf"), -1.0):
+            with pytest.raises(grpc.RpcError) as refused:
+                stub.CreateMatch(
+                    pb.CreateMatchRequest(game="gin_rummy", seats=2, move_seconds=seconds),
+                    metadata=ADMIN,
+                )
+            assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert "move seconds must be a positive, finite number" in refused.value.details()
+    db = tmp_path / "a.db"
+    arena(
+        db, "bots", "add", "r", "--game", "*", "--", sys.executable, "-m", "sample_bots.random_bot"
+    )
+    for option, value in (
+        ("--move-seconds", "nan"),
+        ("--move-seconds", "0"),
+        ("--time-bank", "-1"),
+    ):
+        done = arena(
+            db,
+            "tournament",
+            "run",
+            "--game",
+            "gin_rummy",
+            "--bots",
+            "r,r",
+            option,
+            value,
+            check=False,
+        )
+        assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+        assert "must be" in done.stderr and "finite" in done.stderr
+
+
+def test_a_remote_player_with_nothing_more_to_play_is_told_goodbye(tmp_path: Path) -> None:
+    """A player token on `arena serve` plays the match it was given, then, with no match
+    for the idle limit, receives Goodbye and its stream ends: the bot exits by itself."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "serve", "--port", "0", "--admin-token", "sesame",
+         "--player-idle-seconds", "1"],
+        cwd=ROOT, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        served = proc.stdout.readline().split()[-1]
+        with grpc.insecure_channel(served) as channel:
+            stub = referee_pb2_grpc.RefereeStub(channel)
+            token = stub.IssuePlayerToken(pb.IssuePlayerTokenRequest(name="p"), metadata=ADMIN)
+            created = stub.CreateMatch(
+                pb.CreateMatchRequest(game="gin_rummy", seats=2, rules={"max_hands": "1"},
+                                      players=[token.token, ""]),
+                metadata=ADMIN,
+            )  # fmt: skip
+            bots = [
+                subprocess.Popen(
+                    [sys.executable, "-m", "sample_bots.random_bot"],
+                    cwd=ROOT,
+                    env={**os.environ, "ARENA_TARGET": served, "ARENA_TOKEN": t},
+                )
+                for t in (token.token, created.seat_tokens[1])
+            ]
+            exits = [bot.wait(60) for bot in bots]
+            status = stub.MatchStatus(pb.MatchStatusRequest(match_id=created.match_id))
+            replies = list(stub.Play(iter([pb.BotMessage(hello=pb.Hello(token=token.token))])))
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert exits == [0, 0] and status.state == "over"
+    assert [r.error.code for r in replies] == ["unauthenticated"]  # the token is retired
+
+
+def test_the_last_message_to_a_retired_player_is_goodbye(tmp_path: Path) -> None:
+    async def scenario() -> tuple[list[str], str]:
+        core = RefereeCore()
+        address = f"unix:{tmp_path}/r.sock"
+        server = await start_server(core, [address])
+        token = core.issue_player_token("p")
+        async with grpc.aio.insecure_channel(address) as channel:
+            call = referee_pb2_grpc.RefereeStub(channel).Play()
+            await call.write(pb.BotMessage(hello=pb.Hello(token=token)))
+            kinds = [(await call.read()).WhichOneof("kind")]
+            expiry = asyncio.get_running_loop().create_task(core.expire_idle_players(0.5))
+            while (message := await call.read()) is not grpc.aio.EOF:
+                assert isinstance(message, pb.RefereeMessage)
+                kinds.append(message.WhichOneof("kind"))
+                reason = message.goodbye.reason
+            code = await call.code()
+            expiry.cancel()
+        await server.stop(0)
+        return kinds, f"{code.name}: {reason}"
+
+    kinds, ending = asyncio.run(scenario())
+    assert kinds == ["welcome", "goodbye"]
+    assert ending == "OK: no match for this player in 0.5 s"

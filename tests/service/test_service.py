@@ -12,7 +12,6 @@ import pytest
 from google.protobuf import text_format
 
 from arena.viewer import event_text
-from referee.game import get_game
 from referee.match import MatchConfig
 from referee.replay import parse_replay, simulate, verify_replay
 from referee.service import MatchRuntime, RefereeCore, start_server
@@ -30,15 +29,16 @@ def verified(replay: str) -> None:
 def test_a_finished_match_keeps_its_replay_not_every_state(tmp_path: Path) -> None:
     runtimes: list[MatchRuntime] = []
     result = asyncio.run(play_match(tmp_path, [RANDOM_BOT, RANDOM_BOT], runtimes=runtimes))
-    runtime = runtimes[0]
-    assert runtime.feed == []  # the live feed held every state of the match
-    rebuilt = runtime.watch_feed()  # what a spectator arriving now follows
-    assert len(rebuilt) > 2 and rebuilt[-1][3] is result
+    feed = runtimes[0].spectators
+    assert feed.entries == [] and feed.messages == []  # nobody watched: no state, no message
+
+    async def rebuild() -> list[bytes]:  # what spectators arriving now follow
+        return await feed.finished(result)
+
+    rebuilt = [pb.WatchMessage.FromString(m) for m in asyncio.run(rebuild())]
+    assert len(rebuilt) > 2 and rebuilt[-1].match_over.ranks == list(result.outcome.ranks)
     # one rebuilt step per live one, each at the time it happened (for spectator delays)
-    assert [entry[0] for entry in rebuilt] == list(runtime.feed_times)
-    assert all(t > 0 for t in runtime.feed_times)
-    final_state = rebuilt[-1][2]
-    assert get_game("gin_rummy").outcome(final_state) == result.outcome
+    assert len(feed.times) == len(rebuilt) and all(t > 0 for t in feed.times)
 
 
 def test_two_random_bots_play_a_whole_match(tmp_path: Path) -> None:

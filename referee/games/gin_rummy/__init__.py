@@ -1,4 +1,4 @@
-"""Gin rummy (spec: shared/rules/gin-rummy.md): the engine ``GAME`` and its public helpers.
+"""Gin rummy (rules: docs/games/gin_rummy.md): the engine ``GAME`` and its public helpers.
 
 The package owns the rule options (``rules``), the bitmask meld search and showdown
 (``melds``), one table's hand from the upcard offer to the knock (``table``), the

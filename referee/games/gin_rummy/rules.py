@@ -1,4 +1,4 @@
-"""The rule options of gin rummy (spec: shared/rules/gin-rummy.md, "Rule options")."""
+"""The rule options of gin rummy (docs/games/gin_rummy.md, "Rule options")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Golf solitaire (`golf_solitaire`): the engine, its solver, PySolFC deal numbers and
-board parsing. See docs/games/golf_solitaire.md and shared/rules/golf-solitaire.md.
+board parsing. See docs/games/golf_solitaire.md.
 
 - engine.py: the Game (duplicate holes for 1-8 seats), its state and view;
 - rules.py: the rule options and the rank adjacency they imply;

@@ -301,7 +301,9 @@ class GolfSolitaire:
         totals = ", ".join(f"seat {i} {v:+d}" for i, v in enumerate(_totals(results, s.seats)))
         events.append(
             Event(
-                "hole_over", f"hole {result.hole}{numbered}: {scores}; totals {totals}", hand=s.hole
+                "hole_over",
+                f"hole {result.hole}{numbered}: {scores}; totals {totals}",
+                hand=result.hole,
             )
         )
         if len(results) == s.rules.holes:

@@ -1,4 +1,4 @@
-"""Rule options of golf solitaire (spec: shared/rules/golf-solitaire.md) and the rank
+"""Rule options of golf solitaire (rules: docs/games/golf_solitaire.md) and the rank
 adjacency they imply.
 
 ``GolfSolitaireRules`` is the engine's ``Rules``; :func:`adjacency` turns the options

@@ -11,6 +11,7 @@
 - ``hog_memory N``: on its N-th turn, takes 400 MB of memory and holds it;
 - ``hog_cpu N``: on its N-th turn, spins the CPU for 30 s;
 - ``chatty N``: writes a line to stderr on every turn (N is ignored);
+- ``oversize N BYTES``: on its N-th turn answers with an action code of BYTES bytes;
 - ``slow_choose N [S]``: its choose() takes S seconds (default 3) on its N-th turn: the SDK's
   deadline guard must answer for it in time.
 """
@@ -66,6 +67,12 @@ class Runner(BotRunner):
                     pass
             if mode == "chatty":
                 print(f"thinking about turn {turns}", file=sys.stderr, flush=True)
+            if mode == "oversize" and turns == trigger:
+                code = "x" * int(stall)
+                await send(
+                    pb.BotMessage(action=pb.Action(request_id=message.turn.request_id, code=code))
+                )
+                return
             if mode == "wrong_request" and turns >= trigger:
                 turn = message.turn
                 code = rng.choice(list(turn.legal_actions))

@@ -1,0 +1,222 @@
+"""Per-bot control groups: memory, process-count and CPU accounting over everything a bot
+starts, where the machine lets the arena create cgroups (cgroup v2 with the memory and
+pids controllers delegated, or the v1 memory, pids and cpuacct hierarchies).
+
+A bot's launcher joins its cgroup before it execs the bot (see ``BotCgroup.join_command``),
+so every process the bot ever starts is inside from the first instruction: setsid(),
+double forks and new pid namespaces do not leave it. The kernel enforces the memory and
+process limits; the arena reads CPU, memory, OOM kills and refused forks to report a
+``limit`` fault, and kills every process of the group when the bot is done.
+
+Where no cgroup can be created, ``available()`` is None and the arena falls back to
+accounting over the bot's process tree from /proc (arena/bots.py).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import functools
+import os
+import shlex
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+_ROOT = Path("/sys/fs/cgroup")
+_V1_CONTROLLERS = ("memory", "pids", "cpuacct")
+
+
+@dataclass(frozen=True)
+class CgroupUsage:
+    cpu_seconds: float
+    memory_mb: float  # anonymous (resident) memory: page cache is reclaimable, not counted
+    oom_kills: int  # processes the kernel killed for going over the memory limit
+    forks_refused: int  # forks and threads refused for going over the process limit
+
+
+def _own_path(controller: str | None) -> str:
+    """This process's cgroup path in a v1 controller's hierarchy (None: the v2 one)."""
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, names, path = line.split(":", 2)
+        if (controller is None and names == "") or (
+            controller is not None and controller in names.split(",")
+        ):
+            return path
+    raise OSError(f"no {controller or 'v2'} cgroup for this process")
+
+
+def _try_parent(base: Path) -> Path | None:
+    """A fresh directory for this arena process under ``base``, or None if not allowed."""
+    parent = base / f"card-arena-{os.getpid()}"
+    try:
+        parent.mkdir(exist_ok=True)
+        probe = parent / "probe"
+        probe.mkdir(exist_ok=True)
+        probe.rmdir()
+    except OSError:
+        with contextlib.suppress(OSError):
+            parent.rmdir()
+        return None
+    return parent
+
+
+@dataclass(frozen=True)
+class CgroupRoot:
+    """Where this arena process creates its bots' cgroups."""
+
+    version: int
+    parents: dict[str, Path]  # controller (or "unified") -> this arena's directory
+
+    def create(self, name: str, memory_mb: float | None, max_processes: int | None) -> BotCgroup:
+        dirs = {}
+        for controller, parent in self.parents.items():
+            path = parent / name
+            path.mkdir(exist_ok=True)
+            dirs[controller] = path
+        group = BotCgroup(self.version, dirs)
+        group.set_limits(memory_mb, max_processes)
+        return group
+
+    def remove(self) -> None:
+        for parent in self.parents.values():
+            with contextlib.suppress(OSError):
+                parent.rmdir()
+
+
+@functools.cache
+def available() -> CgroupRoot | None:
+    """The place to create bot cgroups on this machine, or None."""
+    unified = _ROOT / "unified" if (_ROOT / "unified").is_dir() else _ROOT
+    with contextlib.suppress(OSError, ValueError):
+        controllers = (unified / "cgroup.controllers").read_text().split()
+        if {"memory", "pids"} <= set(controllers):
+            base = unified / _own_path(None).lstrip("/")
+            enabled = (base / "cgroup.subtree_control").read_text().split()
+            if {"memory", "pids"} <= set(enabled):
+                parent = _try_parent(base)
+                if parent is not None:
+                    with contextlib.suppress(OSError):
+                        (parent / "cgroup.subtree_control").write_text("+memory +pids +cpu")
+                    root = CgroupRoot(2, {"unified": parent})
+                    atexit.register(root.remove)
+                    return root
+    parents: dict[str, Path] = {}
+    for controller in _V1_CONTROLLERS:
+        try:
+            base = _ROOT / controller / _own_path(controller).lstrip("/")
+        except OSError:
+            break
+        parent = _try_parent(base) if base.is_dir() else None
+        if parent is None:
+            break
+        parents[controller] = parent
+    if len(parents) == len(_V1_CONTROLLERS):
+        root = CgroupRoot(1, parents)
+        atexit.register(root.remove)
+        return root
+    CgroupRoot(1, parents).remove()
+    return None
+
+
+def _read_int(path: Path, default: int = 0) -> int:
+    try:
+        return int(path.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return default
+
+
+def _read_keyed(path: Path) -> dict[str, int]:
+    values = {}
+    with contextlib.suppress(OSError):
+        for line in path.read_text().splitlines():
+            key, _, value = line.partition(" ")
+            with contextlib.suppress(ValueError):
+                values[key] = int(value.split()[0])
+    return values
+
+
+@dataclass(frozen=True)
+class BotCgroup:
+    """The cgroup of one bot process and everything it starts."""
+
+    version: int
+    dirs: dict[str, Path]
+
+    def _dir(self, controller: str) -> Path:
+        return self.dirs["unified"] if self.version == 2 else self.dirs[controller]
+
+    def set_limits(self, memory_mb: float | None, max_processes: int | None) -> None:
+        if memory_mb is not None:
+            limit = str(int(memory_mb * 1024 * 1024))
+            if self.version == 2:
+                (self._dir("memory") / "memory.max").write_text(limit)
+                with contextlib.suppress(OSError):
+                    (self._dir("memory") / "memory.swap.max").write_text("0")
+            else:
+                (self._dir("memory") / "memory.limit_in_bytes").write_text(limit)
+                with contextlib.suppress(OSError):
+                    (self._dir("memory") / "memory.memsw.limit_in_bytes").write_text(limit)
+        if max_processes is not None:
+            (self._dir("pids") / "pids.max").write_text(str(max_processes))
+
+    def procs_files(self) -> list[str]:
+        return [str(d / "cgroup.procs") for d in self.dirs.values()]
+
+    def join_command(self, command: list[str]) -> list[str]:
+        """``command`` behind a shell that moves itself into this cgroup and then execs it:
+        nothing the bot runs can start outside the group."""
+        files = " ".join(shlex.quote(f) for f in self.procs_files())
+        script = f'for f in {files}; do echo $$ > "$f" || exit 125; done; exec "$@"'
+        return ["/bin/sh", "-c", script, "arena-bot", *command]
+
+    def pids(self) -> list[int]:
+        found: set[int] = set()
+        for d in self.dirs.values():
+            with contextlib.suppress(OSError):
+                found.update(int(x) for x in (d / "cgroup.procs").read_text().split())
+        return sorted(found)
+
+    def usage(self) -> CgroupUsage:
+        if self.version == 2:
+            d = self.dirs["unified"]
+            cpu = _read_keyed(d / "cpu.stat").get("usage_usec", 0) / 1e6
+            memory = _read_keyed(d / "memory.stat").get("anon", 0)
+            oom = _read_keyed(d / "memory.events").get("oom_kill", 0)
+            refused = _read_keyed(d / "pids.events").get("max", 0)
+        else:
+            cpu = _read_int(self.dirs["cpuacct"] / "cpuacct.usage") / 1e9
+            stat = _read_keyed(self.dirs["memory"] / "memory.stat")
+            memory = stat.get("total_rss", stat.get("rss", 0)) + stat.get("total_rss_huge", 0)
+            oom = _read_keyed(self.dirs["memory"] / "memory.oom_control").get("oom_kill", 0)
+            refused = _read_keyed(self.dirs["pids"] / "pids.events").get("max", 0)
+        return CgroupUsage(cpu, memory / 1e6, oom, refused)
+
+    def kill(self) -> None:
+        """SIGKILL every process in the group, until none is left (a bot forking while it
+        is being killed cannot outrun this: its process limit bounds the rounds)."""
+        if self.version == 2:
+            with contextlib.suppress(OSError):
+                (self.dirs["unified"] / "cgroup.kill").write_text("1")
+        for _ in range(200):
+            pids = self.pids()
+            if not pids:
+                return
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.01)
+
+    def remove(self) -> None:
+        """Kill what is left and delete the group."""
+        self.kill()
+        for d in self.dirs.values():
+            for _ in range(50):
+                try:
+                    d.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.02)  # zombies not yet reaped by their parent

@@ -1,0 +1,158 @@
+"""Matches on Dask workers (``--workers N``: a LocalCluster on 127.0.0.1;
+``--cluster ADDRESS``: a running scheduler). Needs the optional extra
+``card-arena[dask]``.
+
+Each worker process keeps one :class:`~arena.matchplay.MatchHost` per tournament setting
+(its own referee, event loop thread and long-lived bot processes) and plays the matches
+the scheduler gives it, as many at once as it has threads. A task only plays: it returns
+the result and replay to the arena process, which alone writes the database, so a task
+can run twice without harm. When a worker dies mid-match, Dask runs the match again on
+another worker; the lost attempt leaves no trace and is charged to no bot.
+
+Submitted bots travel as artifacts: the arena process sends each archive into the
+cluster once, and a worker unpacks it (checked against its sha256) into its own cache.
+A plain-command bot runs only where its path exists, so a cluster run refuses it unless
+told every worker has it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from arena.matchplay import HostSettings, MatchJob, PlayedMatch
+from arena.store import Entrant, Store
+
+if TYPE_CHECKING:
+    from arena.runner import ClusterOptions
+
+INSTALL_HINT = "install it with: pip install 'card-arena[dask]' (or scripts/bootstrap dask)"
+
+
+class ClusterError(ValueError):
+    """A cluster that cannot run this tournament; the message says why."""
+
+
+def require_dask() -> Any:
+    try:
+        import distributed
+    except ImportError as exc:
+        raise ClusterError(
+            f"--workers and --cluster need Dask distributed; {INSTALL_HINT}"
+        ) from exc
+    return distributed
+
+
+def check_placement(entrants: Sequence[Entrant], options: ClusterOptions) -> None:
+    """Refuse plain-command bots on a cluster unless every worker has them (they run
+    only where their files are; submitted bots travel to the workers)."""
+    if options.address is None or options.shared_bots:
+        return
+    plain = sorted({e.name for e in entrants if e.sha256 is None})
+    if plain:
+        raise ClusterError(
+            f"plain-command bots ({', '.join(plain)}) run only where their files are; "
+            "submit them ('arena bots submit'), or pass --shared-bots if every worker "
+            "has them at the same path"
+        )
+
+
+def default_matches_per_worker() -> int:
+    """A worker's cores minus one for its referee (at least one)."""
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
+# ---- the arena side ----------------------------------------------------------------
+
+
+async def play_on_dask(
+    jobs: Sequence[MatchJob],
+    settings: HostSettings,
+    options: ClusterOptions,
+    store: Store,
+    save: Callable[[PlayedMatch], bool],
+    errors: list[str],
+) -> None:
+    """Play ``jobs`` on a Dask cluster, saving each match as it comes back; once ``save``
+    says no more are needed (an SPRT's verdict), the matches not yet back are cancelled."""
+    distributed = require_dask()
+    check_placement([e for j in jobs for e in j.entrants], options)
+    from arena.dask_worker import ArenaWorkerPlugin, play_on_worker
+
+    async with _client(distributed, options) as client:
+        await client.register_plugin(ArenaWorkerPlugin())
+        shas = sorted({e.sha256 for j in jobs for e in j.entrants if e.sha256})
+        sent = {
+            sha: await client.scatter(store.submissions.archive(sha), hash=False) for sha in shas
+        }
+        futures = [
+            client.submit(
+                play_on_worker,
+                job,
+                settings,
+                {e.sha256: sent[e.sha256] for e in job.entrants if e.sha256},
+                key=f"match-{job.match_id}",
+                pure=False,
+            )
+            for job in jobs
+        ]
+        try:
+            async for future in distributed.as_completed(futures):
+                played = await future
+                if isinstance(played, str):
+                    errors.append(played)
+                elif save(played):
+                    await client.cancel(futures)
+                    break
+        except BaseException:
+            await client.cancel(futures)
+            raise
+        finally:
+            with contextlib.suppress(Exception):  # logs are a courtesy; never lose results
+                logs = await client.get_worker_logs(n=200)
+                store.save_worker_logs(jobs[0].tournament_id if jobs else 0, _log_text(logs))
+
+
+def _log_text(logs: dict[str, list[tuple[str, str]]]) -> dict[str, str]:
+    """Dask's worker logs (address -> [(level, line)]) as one text per worker."""
+    return {
+        address: "\n".join(f"{level} {line}" for level, line in lines)
+        for address, lines in logs.items()
+    }
+
+
+class _client:
+    """An asynchronous Dask client on a LocalCluster bound to 127.0.0.1, or on the
+    scheduler at the given address; closed (and the local cluster stopped) on exit."""
+
+    def __init__(self, distributed: Any, options: ClusterOptions) -> None:
+        self.distributed = distributed
+        self.options = options
+        self.cluster: Any = None
+        self.client: Any = None
+
+    async def __aenter__(self) -> Any:
+        d, o = self.distributed, self.options
+        if o.address is not None:
+            self.client = await d.Client(o.address, asynchronous=True)
+            return self.client
+        self.cluster = await d.LocalCluster(
+            n_workers=o.workers or 1,
+            threads_per_worker=o.matches_per_worker or default_matches_per_worker(),
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            asynchronous=True,
+            silence_logs=logging.ERROR,
+        )
+        self.client = await d.Client(self.cluster, asynchronous=True)
+        return self.client
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self.client is not None:
+            await self.client.close()
+        if self.cluster is not None:
+            await self.cluster.close()

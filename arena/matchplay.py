@@ -1,0 +1,158 @@
+"""Playing scheduled matches on one referee with long-lived bot processes: the piece the
+in-process runner and every Dask worker share.
+
+A :class:`MatchHost` owns a referee (its core and a gRPC server on a private Unix
+socket) and a pool of bot processes, all on one event loop. It plays a
+:class:`MatchJob` (everything a match needs, picklable, so it can travel to a worker)
+and returns a :class:`PlayedMatch` (the result and replay, picklable, so it can travel
+back). It never writes the database: the arena process alone does.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import secrets
+import socket
+import tempfile
+import time
+from dataclasses import dataclass, replace
+from typing import Any
+
+from arena.bots import BotLaunchError, BotLimits, BotPool, LateOutput
+from arena.sandbox import Sandbox, resolve
+from arena.schedule import MatchPlan, bot_seed
+from arena.store import Entrant
+from referee.game import get_game, parse_rules
+from referee.match import MatchConfig, MatchResult
+from referee.replay import now_iso, with_bot_logs
+from referee.service import RefereeCore, RefereeError, start_server
+
+
+class MatchNotPlayed(RuntimeError):
+    """A match that could not be played here (a bot that cannot start, a referee
+    refusal); the message says why. Nothing is stored for it."""
+
+
+@dataclass(frozen=True)
+class HostSettings:
+    """What the bot processes of a host are launched with; a worker keeps one host per
+    distinct value."""
+
+    secret: bytes  # the tournament's secret: each bot's ARENA_BOT_SEED derives from it
+    limits: BotLimits
+    sandbox: str = "auto"  # the mode, resolved where the bots run
+
+
+@dataclass(frozen=True)
+class MatchJob:
+    tournament_id: int
+    plan: MatchPlan
+    game: str
+    rules: dict[str, Any]
+    seats: int
+    config: MatchConfig
+    entrants: tuple[Entrant, ...]  # one per seat, in the plan's lineup order
+
+    @property
+    def match_id(self) -> str:
+        return f"t{self.tournament_id}-{self.plan.idx:05d}"
+
+
+@dataclass(frozen=True)
+class PlayedMatch:
+    job: MatchJob
+    result: MatchResult
+    started: str
+    seconds: float
+    worker: str  # where it was played: "local", or the Dask worker's name
+
+
+def host_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+class MatchHost:
+    """A referee and its bot processes on the running event loop. The referee's admin
+    RPCs need a random token no bot ever sees; bots run in the settings' sandbox (or
+    ``sandbox``), never see ``hidden`` files, and what they write after a match goes to
+    ``on_late_output``."""
+
+    def __init__(
+        self,
+        settings: HostSettings,
+        core: RefereeCore | None = None,
+        sandbox: Sandbox | None = None,
+        hidden: tuple[str, ...] = (),
+        on_late_output: LateOutput | None = None,
+    ) -> None:
+        self.settings = settings
+        self.core = core or RefereeCore()
+        self._tmp = tempfile.TemporaryDirectory(prefix="arena-")
+        self.address = f"unix:{self._tmp.name}/referee.sock"
+        self._server: Any = None
+        secret = settings.secret
+        self.pool = BotPool(
+            self.core,
+            self.address,
+            lambda name: bot_seed(secret, name),
+            settings.limits,
+            sandbox or resolve(settings.sandbox),
+            visible=(self._tmp.name,),
+            hidden=hidden,
+            on_late_output=on_late_output,
+        )
+
+    async def start(self) -> None:
+        self._server = await start_server(
+            self.core, [self.address], admin_token=secrets.token_urlsafe(24)
+        )
+
+    async def play(self, job: MatchJob, worker: str = "local") -> PlayedMatch:
+        """Play one match; raises MatchNotPlayed when it cannot be played here."""
+        engine = get_game(job.game)
+        rules = parse_rules(engine.Rules, job.rules)
+        bots = []
+        try:
+            for entrant in job.entrants:
+                bots.append(await self.pool.acquire(entrant))
+        except BotLaunchError as exc:
+            for bot in bots:
+                self.pool.release(bot)
+            raise MatchNotPlayed(str(exc)) from exc
+        began, clock = now_iso(), time.monotonic()
+        try:
+            runtime, _ = self.core.create_match(
+                job.game,
+                rules,
+                job.seats,
+                job.plan.seed,
+                [b.token for b in bots],
+                names=job.plan.lineup,
+                config=job.config,
+                match_id=job.match_id,
+                start_timeout=30.0,
+            )
+            for seat, bot in enumerate(bots):
+                self.pool.playing(bot, functools.partial(_answered, runtime, seat))
+            result = await runtime.wait()
+        except RefereeError as exc:
+            raise MatchNotPlayed(str(exc)) from exc
+        finally:
+            logs = [self.pool.release(bot, (job.match_id, seat)) for seat, bot in enumerate(bots)]
+        self.core.forget_match(result.spec.match_id)
+        result = replace(result, replay=with_bot_logs(result.replay, logs))
+        return PlayedMatch(job, result, began, time.monotonic() - clock, worker)
+
+    async def close(self) -> None:
+        await self.pool.close()
+        if self._server is not None:
+            await self._server.stop(grace=0.5)
+        self._tmp.cleanup()
+
+
+def _answered(runtime: Any, seat: int) -> bool:
+    """Whether a seat has answered in its match (its late output from the previous
+    match stops there)."""
+    driver = runtime.driver
+    return runtime.done.is_set() or (driver is not None and driver.answered[seat] > 0)

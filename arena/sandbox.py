@@ -1,0 +1,244 @@
+"""The sandbox every bot process runs in: choosing a mode (``--sandbox auto|bwrap|none``),
+checking that bubblewrap works on this machine, and building its command line.
+
+Under ``bwrap`` a bot sees a minimal file system: the runtime it needs read-only (/usr and
+the /lib and /bin links, the few /etc files dynamic linking needs, the arena's Python
+and its packages, the SDK: the ``referee`` package and the .proto files, Node.js), its own
+directory read-only, the referee's socket directory read-only (connecting needs no write
+access to the directory) and a private, empty, writable /tmp that is also its HOME. It
+gets every namespace of its own (no network at all; its own pid namespace, so /proc shows
+only its processes and it can signal nothing else), runs as ``nobody`` in its own user
+namespace with every capability dropped and no further user namespaces, starts a new
+session (no terminal to inject keystrokes into) and dies with the arena. Its environment is
+exactly what the arena sets. docs/security.md states what each mode guarantees.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+SandboxMode = Literal["auto", "bwrap", "none"]
+SANDBOX_MODES: tuple[SandboxMode, ...] = ("auto", "bwrap", "none")
+NOBODY = 65534
+SCRATCH = "/tmp"  # the bot's private writable directory, also its HOME and TMPDIR
+# /etc files the dynamic linker, Python and Node.js read; nothing else of /etc is shown.
+_ETC_FILES = (
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/localtime",
+    "/etc/nsswitch.conf",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/alternatives",
+    "/etc/ssl/openssl.cnf",
+)
+_TOP_LEVEL_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+_PROBE_SECONDS = 20.0
+INSTALL_FIX = "install it (apt-get install bubblewrap)"
+NONE_FIX = "or run the bots without a sandbox with --sandbox none (see docs/security.md)"
+
+
+class SandboxError(ValueError):
+    """The sandbox asked for cannot be used on this machine; the message says why and
+    what to do."""
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """A resolved sandbox: ``bwrap`` with the path of a working bubblewrap, or ``none``."""
+
+    mode: Literal["bwrap", "none"]
+    bwrap: str | None = None
+    note: str = ""  # what the operator should be told (unsandboxed bots)
+
+    def wrap(
+        self,
+        command: Sequence[str],
+        cwd: str,
+        visible: Sequence[str] = (),
+        hidden: Sequence[str] = (),
+    ) -> list[str]:
+        """The command line that runs ``command`` in ``cwd``; start it with the
+        environment from ``sandbox_env`` (bwrap hands exactly that to the bot, and secrets
+        stay out of command lines that ``ps`` shows). ``visible``: more directories shown read-only (the referee's socket directory);
+        ``hidden``: files blanked out wherever they appear (the arena's database)."""
+        if self.mode == "none":
+            return list(command)
+        assert self.bwrap is not None
+        return [
+            self.bwrap,
+            *bwrap_arguments(cwd, visible, hidden, _runtime_paths()),
+            *command,
+        ]
+
+    def bot_path(self) -> str:
+        """PATH inside the sandbox: ``python`` is the arena's interpreter, then the system."""
+        return ":".join([*_python_bin_dirs(), "/usr/local/bin", "/usr/bin", "/bin"])
+
+
+def _python_bin_dirs() -> list[str]:
+    # A venv's bin has `python` (and must be run from there for the venv's packages);
+    # otherwise the interpreter's own directory.
+    return [os.path.dirname(os.path.abspath(sys.executable))]
+
+
+@functools.cache
+def _runtime_paths() -> tuple[str, ...]:
+    """Directories a bot needs to run Python with the SDK, and Node.js, shown read-only."""
+    import referee
+
+    paths = {os.path.realpath(sys.base_prefix), os.path.abspath(sys.prefix)}
+    paths.add(os.path.realpath(sys.prefix))
+    package = Path(referee.__file__).resolve().parent
+    paths.add(str(package))  # the SDK (referee.client) and its generated messages
+    proto = package.parent / "proto"
+    if proto.is_dir():
+        paths.add(str(proto))  # bots in other languages load the .proto files at run time
+    node = shutil.which("node")
+    if node is not None:
+        real = Path(node).resolve()
+        paths.add(str(real.parent.parent))  # its prefix (lib/node_modules beside bin/)
+    covered = ("/usr/", "/bin/", "/lib", "/sbin/")
+    return tuple(sorted(p for p in paths if not (p + "/").startswith(covered) and p != "/"))
+
+
+def bwrap_arguments(
+    cwd: str,
+    visible: Sequence[str],
+    hidden: Sequence[str],
+    runtime: Sequence[str],
+) -> list[str]:
+    """bubblewrap's options and the ``--`` before the command (the caller appends it)."""
+    args = [
+        "--unshare-all",  # network, pid, ipc, uts, cgroup namespaces
+        "--unshare-user",  # also when root: uid 0 outside is never uid 0 inside
+        "--disable-userns",
+        "--uid",
+        str(NOBODY),
+        "--gid",
+        str(NOBODY),
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+        "--hostname",
+        "arena-bot",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--tmpfs",
+        SCRATCH,
+        "--ro-bind",
+        "/usr",
+        "/usr",
+    ]
+    for link in _TOP_LEVEL_LINKS:
+        if os.path.islink(link):
+            args += ["--symlink", os.readlink(link), link]
+        elif os.path.isdir(link):
+            args += ["--ro-bind", link, link]
+    for name in _ETC_FILES:
+        args += ["--ro-bind-try", name, name]
+    # Parents before children, so a later bind never hides an earlier one.
+    binds = sorted({*runtime, *visible, cwd}, key=lambda p: (p.count("/"), p))
+    for path in binds:
+        args += ["--ro-bind", path, path]
+    for path in hidden:
+        if os.path.exists(path) and any(
+            (path + "/").startswith(b.rstrip("/") + "/") for b in binds
+        ):
+            args += ["--ro-bind", "/dev/null", path]
+    args += ["--chdir", cwd, "--"]
+    return args
+
+
+def sandbox_env(sandbox: Sandbox, env: Mapping[str, str]) -> dict[str, str]:
+    """The environment a bot gets under ``sandbox``: ``env`` plus PATH (where ``python``
+    is the arena's interpreter, so the SDK imports), HOME and TMPDIR."""
+    if sandbox.mode == "none":
+        base = {k: os.environ[k] for k in ("HOME", "TMPDIR", "LANG", "TZ") if k in os.environ}
+        path = [*_python_bin_dirs(), os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin")]
+        return {**base, "PATH": ":".join(path), **env}
+    return {
+        "PATH": sandbox.bot_path(),
+        "HOME": SCRATCH,
+        "TMPDIR": SCRATCH,
+        "LANG": "C.UTF-8",
+        **env,
+    }
+
+
+def _classify(stderr: str) -> str:
+    text = stderr.strip().splitlines()[-1] if stderr.strip() else "it failed without a message"
+    lowered = stderr.lower()
+    if any(
+        s in lowered
+        for s in ("namespace", "uid map", "operation not permitted", "permission denied")
+    ):
+        return (
+            f"bubblewrap cannot create its namespaces here ({text}): user namespaces are "
+            "blocked. Allow them (sysctl -w kernel.unprivileged_userns_clone=1; on Ubuntu "
+            "23.10+ also kernel.apparmor_restrict_unprivileged_userns=0; in Docker run the "
+            f"container with --security-opt seccomp=unconfined --cap-add SYS_ADMIN), {NONE_FIX}"
+        )
+    return f"bubblewrap does not work here ({text}); fix it, {NONE_FIX}"
+
+
+@functools.cache
+def probe(bwrap: str) -> str | None:
+    """None when ``bwrap`` runs a command with the options bots get, else why not."""
+    with tempfile.TemporaryDirectory(prefix="arena-probe-") as tmp:
+        sandbox = Sandbox("bwrap", bwrap)
+        argv = sandbox.wrap(["true"], tmp, visible=[tmp])
+        try:
+            done = subprocess.run(
+                argv,
+                env=sandbox_env(sandbox, {}),
+                capture_output=True,
+                text=True,
+                timeout=_PROBE_SECONDS,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return _classify(str(exc))
+    return None if done.returncode == 0 else _classify(done.stderr)
+
+
+def find_bwrap() -> str | None:
+    """The bubblewrap to use: $ARENA_BWRAP (for operators with a bwrap off PATH), or bwrap."""
+    return os.environ.get("ARENA_BWRAP") or shutil.which("bwrap")
+
+
+def resolve(mode: str, demo: bool = False, bwrap: str | None = None) -> Sandbox:
+    """The sandbox for ``mode``. ``auto`` and ``bwrap`` need a working bubblewrap and
+    raise SandboxError naming the cause and the fix when there is none; only the demo
+    (the project's own sample bots) falls back to running unsandboxed under ``auto``."""
+    if mode not in SANDBOX_MODES:
+        raise SandboxError(f"unknown sandbox {mode!r}; choose one of {', '.join(SANDBOX_MODES)}")
+    if mode == "none":
+        return Sandbox("none", note="bots run without a sandbox (--sandbox none)")
+    path = bwrap or find_bwrap()
+    problem: str | None
+    if path is None or not os.access(path, os.X_OK):
+        problem = (
+            f"bubblewrap (bwrap) is not installed{f' at {path}' if path else ''}: "
+            f"{INSTALL_FIX}, {NONE_FIX}"
+        )
+    else:
+        problem = probe(path)
+        if problem is None:
+            return Sandbox("bwrap", path)
+    if demo and mode == "auto":
+        return Sandbox("none", note=f"the sample bots run without a sandbox: {problem}")
+    raise SandboxError(str(problem))

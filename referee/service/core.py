@@ -1,0 +1,172 @@
+"""RefereeCore: tokens, sessions and matches; the referee without its transport."""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import itertools
+import secrets
+import time
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from referee.game import get_game, parse_rules
+from referee.match import (
+    FaultKind,
+    MatchConfig,
+    MatchSpec,
+)
+from referee.service.batching import EventBatcher
+from referee.service.errors import RefereeError
+from referee.service.matches import MatchRuntime
+from referee.service.sessions import PlayerSession
+
+KEEP_FINISHED = 200  # finished matches a long-running referee keeps in memory
+# Watch streams open at once: per match, and per client address (all local Unix-socket
+# clients share one). Each costs a task and a share of the event loop per step.
+WATCHERS_PER_MATCH = 100
+WATCHERS_PER_PEER = 20
+
+
+class WatchLimitError(RefereeError):
+    """Too many Watch streams open at once (per match or per client address)."""
+
+
+class RefereeCore:
+    """Tokens, sessions and matches: the referee without its transport."""
+
+    def __init__(
+        self,
+        keep_finished: int = KEEP_FINISHED,
+        watchers_per_match: int = WATCHERS_PER_MATCH,
+        watchers_per_peer: int = WATCHERS_PER_PEER,
+    ) -> None:
+        self.watchers_per_match = watchers_per_match
+        self.watchers_per_peer = watchers_per_peer
+        self.watchers_by_peer: Counter[str] = Counter()
+        self.sessions: dict[str, PlayerSession] = {}
+        self.matches: dict[str, MatchRuntime] = {}
+        self.batcher = EventBatcher()
+        self.keep_finished = keep_finished
+        self._match_numbers = itertools.count(1)
+
+    def issue_player_token(self, name: str, single_use: bool = False) -> str:
+        """A token for a player that may be seated in many matches (or, single_use, in the
+        one match it is issued for)."""
+        token = secrets.token_urlsafe(24)
+        self.sessions[token] = PlayerSession(token, name, self.batcher, single_use)
+        return token
+
+    def session(self, token: str) -> PlayerSession | None:
+        given = token.encode("utf-8", "surrogateescape")  # compare_digest takes only ASCII str
+        for known, session in self.sessions.items():
+            if hmac.compare_digest(known.encode(), given):
+                return session
+        return None
+
+    def player_gone(self, token: str, reason: str, kind: FaultKind = "crash") -> None:
+        """The arena saw the bot process behind ``token`` die (or stopped it): fail its
+        decisions at once."""
+        session = self.sessions.get(token)
+        if session is not None:
+            session.mark_gone(reason, kind)
+
+    def retire_player(self, token: str, reason: str = "the arena retired this player") -> None:
+        """Nothing more for ``token``: its bot is told so (Goodbye) and its stream ends."""
+        session = self.sessions.pop(token, None)
+        if session is not None:
+            session.retire(reason)
+
+    async def expire_idle_players(self, idle_seconds: float) -> None:
+        """Run for ever: retire every player token that has held no match for
+        ``idle_seconds`` (a long-running referee: `arena serve`), so a remote bot learns
+        there is nothing more for it instead of waiting on an open stream for ever."""
+        while True:
+            await asyncio.sleep(min(idle_seconds / 4, 5.0))
+            now = time.monotonic()
+            for token, session in list(self.sessions.items()):
+                if not session.matches and now - session.idle_since >= idle_seconds:
+                    self.retire_player(token, f"no match for this player in {idle_seconds:g} s")
+
+    def create_match(
+        self,
+        game: str,
+        rules: dict[str, Any] | Any,
+        seats: int,
+        seed: int,
+        players: Sequence[str | None],
+        names: Sequence[str] | None = None,
+        config: MatchConfig | None = None,
+        match_id: str | None = None,
+        spectator_delay: float = 0.0,
+        start_timeout: float = 60.0,
+    ) -> tuple[MatchRuntime, list[str]]:
+        """Create and start a match. ``players`` has a player token per seat, or None to
+        issue a fresh token for that seat; returns the runtime and the seat tokens."""
+        engine = get_game(game)
+        parsed = rules if isinstance(rules, engine.Rules) else parse_rules(engine.Rules, rules)
+        if seats not in engine.seats(parsed):
+            allowed = engine.seats(parsed)
+            raise RefereeError(
+                f"{game} with these rules seats {allowed.start} to {allowed.stop - 1}, not {seats}"
+            )
+        if len(players) != seats:
+            raise RefereeError(f"{seats} seats need {seats} player entries, got {len(players)}")
+        self._forget_old_matches()
+        match_id = match_id or f"m{next(self._match_numbers)}-{secrets.token_hex(4)}"
+        if match_id in self.matches:
+            raise RefereeError(f"match id {match_id!r} is already in use")
+        tokens: list[str] = []
+        for seat, token in enumerate(players):
+            if not token:
+                token = self.issue_player_token(
+                    names[seat] if names else f"seat {seat}", single_use=True
+                )
+            elif token not in self.sessions:
+                raise RefereeError(f"seat {seat}: unknown player token")
+            tokens.append(token)
+        display = tuple(names) if names else tuple(self.sessions[t].name for t in tokens)
+        spec = MatchSpec(match_id, game, parsed, seats, seed, display, config or MatchConfig())
+        runtime = MatchRuntime(
+            spec, [self.sessions[t] for t in tokens], spectator_delay, start_timeout
+        )
+        self.matches[match_id] = runtime
+        runtime.task = asyncio.get_running_loop().create_task(runtime.run())
+        return runtime, tokens
+
+    def _forget_old_matches(self) -> None:
+        """A long-running referee keeps the last ``keep_finished`` finished matches (their
+        status, result and spectator feed) and forgets older ones with their seat tokens;
+        the arena keeps their replays."""
+        finished = [m for m, r in self.matches.items() if r.done.is_set() and not r.watchers]
+        for match_id in finished[: max(0, len(finished) - self.keep_finished)]:
+            runtime = self.matches.pop(match_id)
+            for session in runtime.sessions:
+                if session.single_use:
+                    self.sessions.pop(session.token, None)
+
+    def admit_watcher(self, runtime: MatchRuntime, peer: str) -> None:
+        """Count one more Watch stream of ``runtime`` from ``peer`` (a client address
+        without its port), or raise WatchLimitError past the caps."""
+        if runtime.watchers >= self.watchers_per_match:
+            raise WatchLimitError(
+                f"match {runtime.spec.match_id} already has {runtime.watchers} watchers, "
+                "the most this referee allows"
+            )
+        if self.watchers_by_peer[peer] >= self.watchers_per_peer:
+            raise WatchLimitError(
+                f"{self.watchers_by_peer[peer]} Watch streams are open from {peer}, "
+                "the most this referee allows per address"
+            )
+        runtime.watchers += 1
+        self.watchers_by_peer[peer] += 1
+
+    def release_watcher(self, runtime: MatchRuntime, peer: str) -> None:
+        runtime.watchers -= 1
+        self.watchers_by_peer[peer] -= 1
+        if not self.watchers_by_peer[peer]:
+            del self.watchers_by_peer[peer]
+
+    def forget_match(self, match_id: str) -> None:
+        self.matches.pop(match_id, None)

@@ -1,0 +1,93 @@
+"""Starting and stopping a grpc.aio server for a RefereeCore, with the standard gRPC
+health service (SERVING once started, NOT_SERVING from the moment it starts stopping)
+and server reflection (so grpcurl and other tools can list and call the service)."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable, Sequence
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from referee.service.core import RefereeCore
+from referee.service.errors import RefereeError
+from referee.service.servicer import SERVICE_NAME, RefereeServicer, handlers
+from referee.service.sessions import MAX_RECEIVE_BYTES
+from referee.v1 import referee_pb2 as pb
+
+SERVICES = (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME)
+
+
+async def start_server(
+    core: RefereeCore,
+    addresses: Sequence[str],
+    admin_token: str | None = None,
+    services: Sequence[Callable[[grpc.aio.Server], None]] = (),
+    max_message_bytes: int = MAX_RECEIVE_BYTES,
+) -> grpc.aio.Server:
+    """Start a grpc.aio server for ``core`` on ``addresses`` ("127.0.0.1:50051",
+    "unix:/path/sock", "127.0.0.1:0" for any free port). Returns the started server;
+    ``server.bound_addresses`` lists the addresses with the ports actually bound, and
+    ``server.stop`` reports NOT_SERVING on the health service before it stops.
+    ``services`` register further services (the arena's) before it starts; the
+    transport reads messages up to ``max_message_bytes`` (at least MAX_RECEIVE_BYTES,
+    so that Play can refuse any oversized message as `malformed` itself).
+    RefereeError (one line) when an address cannot be listened on."""
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", max(max_message_bytes, MAX_RECEIVE_BYTES)),
+            ("grpc.so_reuseport", 0),
+        ]
+    )
+    server.add_generic_rpc_handlers((handlers(RefereeServicer(core, admin_token)),))
+    for add_service in services:
+        add_service(server)
+    checks = health.aio.HealthServicer()  # type: ignore[attr-defined]
+    health_pb2_grpc.add_HealthServicer_to_server(checks, server)
+    reflection.enable_server_reflection(SERVICES, server, pool=pb.DESCRIPTOR.pool)
+    bound = []
+    for address in addresses:
+        _check_free(address)
+        try:
+            port = server.add_insecure_port(address)
+        except RuntimeError:  # grpc raises this when the address is taken or invalid
+            port = 0
+        if port == 0:
+            raise RefereeError(f"cannot listen on {address} (in use, or not a valid address)")
+        bound.append(address if address.startswith("unix:") else _with_port(address, port))
+    await server.start()
+    for service in ("", SERVICE_NAME):  # "": the server as a whole
+        await checks.set(service, health_pb2.HealthCheckResponse.SERVING)
+    stop = server.stop
+
+    async def stop_serving(grace: float | None = None) -> None:
+        await checks.enter_graceful_shutdown()  # health checks see NOT_SERVING first
+        await stop(grace)
+
+    server.stop = stop_serving  # type: ignore[method-assign]
+    server.bound_addresses = bound  # type: ignore[attr-defined]
+    return server
+
+
+def _check_free(address: str) -> None:
+    """Refuse a busy TCP port in one line of our own (grpc would log its own error)."""
+    host, _, port = address.rpartition(":")
+    if address.startswith("unix:") or not port.isdigit() or int(port) == 0:
+        return
+    try:
+        infos = socket.getaddrinfo(host.strip("[]"), int(port), type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        raise RefereeError(f"cannot listen on {address}: {exc}") from exc
+    family, kind, proto, _, sockaddr = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as grpc binds
+        try:
+            probe.bind(sockaddr)
+        except OSError as exc:
+            raise RefereeError(f"cannot listen on {address}: {exc.strerror}") from exc
+
+
+def _with_port(address: str, port: int) -> str:
+    return f"{address.rsplit(':', 1)[0]}:{port}"

@@ -1,0 +1,277 @@
+"""The gRPC servicer: Play, Watch and the admin RPCs as transport over a RefereeCore."""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import secrets
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+from google.protobuf.message import DecodeError
+
+from referee.game import game_names, get_game
+from referee.match import MatchConfig
+from referee.rules import RulesError, describe_rules
+from referee.service.connection import Connection
+from referee.service.core import RefereeCore, WatchLimitError
+from referee.service.errors import RefereeError
+from referee.service.messages import match_over
+from referee.service.sessions import MAX_MESSAGE_BYTES, PlayerSession
+from referee.v1 import referee_pb2 as pb
+
+PROTOCOL = "referee.v1"
+SERVICE_NAME = "referee.v1.Referee"
+HELLO_TIMEOUT = 30.0  # seconds a new stream has to say hello
+STREAM_END_GRACE = 0.5  # seconds for a disconnect to show after the reads end
+
+
+class RefereeServicer:
+    """The gRPC face of a :class:`RefereeCore`."""
+
+    def __init__(self, core: RefereeCore, admin_token: str | None) -> None:
+        self.core = core
+        self.admin_token = admin_token
+
+    async def Play(
+        self,
+        request_iterator: AsyncIterator[bytes],
+        context: grpc.aio.ServicerContext[bytes, bytes],
+    ) -> AsyncIterator[bytes]:
+        try:
+            raw = await asyncio.wait_for(anext(request_iterator), HELLO_TIMEOUT)
+        except Exception:  # no hello in time, the stream ended, or a transport error
+            return
+        session, refusal = self._hello(raw)
+        if session is None:
+            yield pb.RefereeMessage(error=refusal).SerializeToString()
+            return
+        conn = session.attach()
+        # Queue the resumed match before anything can await: a match starting meanwhile
+        # then sends its own MatchStart after these, never a second copy.
+        session.resume()
+        welcome = pb.RefereeMessage(welcome=pb.Welcome(player=session.name, protocol=PROTOCOL))
+        yield welcome.SerializeToString()
+        reader = asyncio.get_running_loop().create_task(self._read(request_iterator, session, conn))
+        try:
+            while (item := await conn.get()) is not None:
+                data, turn_id = item
+                yield data
+                if turn_id:
+                    session.delivered_turn = turn_id
+            if conn.abort_reason is not None:
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, conn.abort_reason)
+        finally:
+            reader.cancel()
+            session.detach(conn)
+
+    def _hello(self, raw: bytes) -> tuple[PlayerSession | None, pb.Error]:
+        """The session a stream's first message opens, or the error that refuses it."""
+        try:
+            hello = pb.BotMessage.FromString(raw)
+        except DecodeError:
+            hello = pb.BotMessage()
+        if len(raw) > MAX_MESSAGE_BYTES or hello.WhichOneof("kind") != "hello":
+            return None, pb.Error(code="protocol", message="the first message must be a Hello")
+        session = self.core.session(hello.hello.token)
+        if session is None or session.gone is not None:
+            return None, pb.Error(code="unauthenticated", message="unknown or expired token")
+        return session, pb.Error()
+
+    async def _read(
+        self, requests: AsyncIterator[bytes], session: PlayerSession, conn: Connection
+    ) -> None:
+        try:
+            async for raw in requests:
+                if session.connection is not conn:
+                    return
+                session.on_message(raw)
+            # The bot's side ended. A disconnect cancels this task within the grace; a
+            # stream still open after it was half-closed, or its message was over the
+            # transport's limit (grpc ends the reads the same way for both).
+            await asyncio.sleep(STREAM_END_GRACE)
+            if session.connection is conn:
+                session.on_stream_end()
+        except Exception:  # whatever broke the stream, it is gone
+            pass
+        finally:
+            if session.connection is conn:
+                session.detach(conn)
+                conn.close()
+
+    async def Watch(
+        self,
+        request: pb.WatchRequest,
+        context: grpc.aio.ServicerContext[pb.WatchRequest, bytes],
+    ) -> AsyncIterator[bytes]:
+        runtime = self.core.matches.get(request.match_id)
+        if runtime is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
+            return
+        delay = max(runtime.spectator_delay, request.delay_seconds)
+        peer = _peer_address(context.peer())
+        try:
+            self.core.admit_watcher(runtime, peer)
+        except WatchLimitError as exc:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+            return
+        try:
+            async for stamp, data in runtime.spectators.follow(lambda: runtime.result):
+                wait = stamp + delay - time.monotonic()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                yield data
+        finally:
+            self.core.release_watcher(runtime, peer)
+
+    def _check_admin(self, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        if self.admin_token is None:
+            return
+        given = dict(context.invocation_metadata() or ()).get("x-admin-token", "")
+        if not hmac.compare_digest(str(given).encode(), self.admin_token.encode()):
+            raise _Abort(
+                grpc.StatusCode.UNAUTHENTICATED, "admin RPCs need the x-admin-token metadata"
+            )
+
+    async def ListGames(self, request: pb.ListGamesRequest, context: Any) -> pb.ListGamesResponse:
+        games = []
+        for name in game_names():
+            engine = get_game(name)
+            default_rules = engine.Rules()
+            allowed = engine.seats(default_rules)
+            games.append(
+                pb.GameInfo(
+                    name=name,
+                    version=engine.version,
+                    min_seats=allowed.start,
+                    max_seats=allowed.stop - 1,
+                    options=[
+                        pb.RuleOption(
+                            name=o.name,
+                            type=o.type,
+                            default=o.default,
+                            choices=o.choices,
+                            doc=o.doc,
+                        )
+                        for o in describe_rules(engine.Rules)
+                    ],
+                    presets=sorted(getattr(engine.Rules, "presets", {})),
+                )
+            )
+        return pb.ListGamesResponse(games=games)
+
+    async def CreateMatch(
+        self, request: pb.CreateMatchRequest, context: Any
+    ) -> pb.CreateMatchResponse:
+        try:
+            self._check_admin(context)
+            config = MatchConfig(
+                move_seconds=request.move_seconds or 5.0,
+                time_bank_seconds=request.time_bank_seconds,
+                fault_policy=request.fault_policy or "forfeit",  # type: ignore[arg-type]
+                max_strikes=request.max_strikes or 3,
+            )
+            players = list(request.players) or [""] * request.seats
+            runtime, tokens = self.core.create_match(
+                request.game,
+                dict(request.rules),
+                request.seats,
+                request.seed or secrets.randbits(63),  # unset: a deal nobody can predict
+                [p or None for p in players],
+                list(request.names) or None,
+                config,
+                spectator_delay=request.spectator_delay_seconds,
+                start_timeout=request.start_timeout_seconds or 60.0,
+            )
+        except _Abort as exc:
+            await context.abort(exc.code, exc.message)
+            raise
+        except (ValueError, RulesError) as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+            raise
+        return pb.CreateMatchResponse(match_id=runtime.spec.match_id, seat_tokens=tokens)
+
+    async def IssuePlayerToken(
+        self, request: pb.IssuePlayerTokenRequest, context: Any
+    ) -> pb.IssuePlayerTokenResponse:
+        try:
+            self._check_admin(context)
+        except _Abort as exc:
+            await context.abort(exc.code, exc.message)
+            raise
+        return pb.IssuePlayerTokenResponse(
+            token=self.core.issue_player_token(request.name or "player")
+        )
+
+    async def MatchStatus(
+        self, request: pb.MatchStatusRequest, context: Any
+    ) -> pb.MatchStatusResponse:
+        runtime = self.core.matches.get(request.match_id)
+        if runtime is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
+            raise RefereeError("unreachable")
+        response = pb.MatchStatusResponse(
+            match_id=runtime.spec.match_id, game=runtime.spec.game, state=runtime.state
+        )
+        driver = runtime.driver
+        if driver is not None and driver.state is not None:
+            response.decisions = driver.decisions
+            if runtime.result is None:
+                response.to_act.extend(driver.game.to_act(driver.state))
+        if runtime.result is not None:
+            response.result.CopyFrom(match_over(runtime.result, -1))
+        return response
+
+
+def _peer_address(peer: str) -> str:
+    """A client's address without its port ("ipv4:10.0.0.5:41234" -> "ipv4:10.0.0.5")."""
+    if peer.startswith(("ipv4:", "ipv6:")):
+        return peer.rsplit(":", 1)[0]
+    return peer.split(":", 1)[0]  # unix: every local client is one address
+
+
+class _Abort(Exception):
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def handlers(servicer: RefereeServicer) -> grpc.GenericRpcHandler[Any, Any]:
+    """The service's method handlers. Play takes raw bytes so that a garbage message is a
+    recorded fault of that seat rather than a transport error."""
+    ser = {
+        "Play": grpc.stream_stream_rpc_method_handler(
+            servicer.Play,
+            request_deserializer=None,
+            response_serializer=None,  # sessions queue messages serialized (to bound them)
+        ),
+        "Watch": grpc.unary_stream_rpc_method_handler(
+            servicer.Watch,
+            request_deserializer=pb.WatchRequest.FromString,
+            response_serializer=None,  # feeds hold WatchMessages serialized, shared
+        ),
+        "ListGames": grpc.unary_unary_rpc_method_handler(
+            servicer.ListGames,
+            request_deserializer=pb.ListGamesRequest.FromString,
+            response_serializer=pb.ListGamesResponse.SerializeToString,
+        ),
+        "CreateMatch": grpc.unary_unary_rpc_method_handler(
+            servicer.CreateMatch,
+            request_deserializer=pb.CreateMatchRequest.FromString,
+            response_serializer=pb.CreateMatchResponse.SerializeToString,
+        ),
+        "IssuePlayerToken": grpc.unary_unary_rpc_method_handler(
+            servicer.IssuePlayerToken,
+            request_deserializer=pb.IssuePlayerTokenRequest.FromString,
+            response_serializer=pb.IssuePlayerTokenResponse.SerializeToString,
+        ),
+        "MatchStatus": grpc.unary_unary_rpc_method_handler(
+            servicer.MatchStatus,
+            request_deserializer=pb.MatchStatusRequest.FromString,
+            response_serializer=pb.MatchStatusResponse.SerializeToString,
+        ),
+    }
+    return grpc.method_handlers_generic_handler(SERVICE_NAME, ser)

@@ -1,0 +1,222 @@
+"""Tournaments on Dask workers, for real: a LocalCluster on 127.0.0.1 and a scheduler and
+workers started as separate processes. The stored results and ratings are the same as
+in process, whatever runs the matches: one or two workers, a cluster, a worker killed
+mid-tournament, or the arena process killed and resumed."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT, arena
+
+pytest.importorskip("distributed", reason="needs card-arena[dask]")
+
+BOT = [sys.executable, "-m", "sample_bots.random_bot"]
+RUN = [
+    "tournament", "run", "--game", "gin_rummy", "--bots", "a,b,sub", "--rounds", "2",
+    "--seed", "7", "--rules", "max_hands=3",
+]  # fmt: skip
+
+
+def prepare(db: Path, tmp_path: Path) -> None:
+    """Two plain random bots and one submitted bot (a random bot in its own folder)."""
+    for name in ("a", "b"):
+        arena(db, "bots", "add", name, "--game", "gin_rummy", "--", *BOT)
+    folder = tmp_path / "subbot"
+    if not folder.exists():
+        folder.mkdir()
+        # Self-contained: in the sandbox a submitted bot sees its own files and the SDK.
+        (folder / "bot.py").write_text((ROOT / "sample_bots" / "random_bot.py").read_text())
+        (folder / "bot.toml").write_text(
+            f'command = ["{sys.executable}", "bot.py"]\ngames = ["*"]\n'
+        )
+    arena(db, "bots", "submit", "sub", str(folder))
+
+
+def results(db: Path) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute(
+            "select m.idx, r.seat, r.entrant, r.score, r.rank, r.faults from results r "
+            "join matches m on m.id = r.match_id order by m.idx, r.seat"
+        ).fetchall()
+
+
+def ratings(db: Path) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("select entrant, mu, sigma, games from ratings order by 1").fetchall()
+
+
+def workers_of(db: Path) -> set[str]:
+    with sqlite3.connect(db) as conn:
+        return {w for (w,) in conn.execute("select distinct worker from matches")}
+
+
+@pytest.fixture(scope="module")
+def in_process(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Any], list[Any]]:
+    tmp = tmp_path_factory.mktemp("inproc")
+    db = tmp / "arena.db"
+    prepare(db, tmp)
+    arena(db, *RUN)
+    assert workers_of(db) == {"local"}
+    return results(db), ratings(db)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_local_workers_store_what_in_process_stores(
+    in_process: tuple[list[Any], list[Any]], tmp_path: Path, workers: int
+) -> None:
+    db = tmp_path / "arena.db"
+    prepare(db, tmp_path)
+    arena(db, *RUN, "--workers", str(workers), "--matches-per-worker", "2")
+    assert (results(db), ratings(db)) == in_process
+    assert len(workers_of(db)) == workers  # every worker played
+    assert all(r[5] == 0 for r in results(db))  # no faults
+    shown = json.loads(arena(db, "tournament", "show", "1", "--json", "--logs").stdout)
+    assert sorted(shown["matches_per_worker"]) == sorted(workers_of(db))
+    assert sum(shown["matches_per_worker"].values()) == 12
+    assert len(shown["worker_logs"]) == workers
+    assert "secret" not in shown
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen[bytes]]]]:
+    """A `dask scheduler` and two `dask worker` processes on 127.0.0.1 only."""
+    procs: list[subprocess.Popen[bytes]] = []
+    dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
+    address_file = tmp_path / "scheduler.json"
+    procs.append(
+        subprocess.Popen(
+            [*dask, "--host", "127.0.0.1", "--port", "0", "--dashboard-address", ":0",
+             "--no-dashboard", "--scheduler-file", str(address_file)],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not address_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    address = json.loads(address_file.read_text())["address"]
+    assert address.startswith("tcp://127.0.0.1:")
+    for n in range(2):
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "distributed.cli.dask_worker", address, "--host",
+                 "127.0.0.1", "--nthreads", "2", "--no-nanny", "--name", f"w{n}",
+                 "--no-dashboard", "--local-directory", str(tmp_path / f"w{n}")],
+                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )
+        )  # fmt: skip
+    yield address, procs
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def wait_for_workers(address: str, count: int) -> None:
+    from distributed import Client
+
+    with Client(address, timeout=60) as client:
+        client.wait_for_workers(count, timeout=60)
+
+
+def test_cluster_fetches_artifacts_and_survives_a_killed_worker(
+    in_process: tuple[list[Any], list[Any]],
+    tmp_path: Path,
+    cluster: tuple[str, list[subprocess.Popen[bytes]]],
+) -> None:
+    address, procs = cluster
+    wait_for_workers(address, 2)
+    db = tmp_path / "arena.db"
+    prepare(db, tmp_path)
+    # Plain-command bots run only where their files are: refused unless told.
+    refused = arena(db, *RUN, "--cluster", address, check=False)
+    assert refused.returncode == 2 and "plain-command bots (a, b)" in refused.stderr
+    assert arena(db, "tournament", "list", "--json").stdout.strip() == "[]"  # nothing made
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", *RUN, "--cluster", address, "--shared-bots",
+         "--db", str(db)],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    # Kill one worker once matches are under way; its matches are played again elsewhere.
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and runner.poll() is None:
+        try:
+            if len(results(db)) >= 4:
+                break
+        except sqlite3.OperationalError:
+            pass
+        time.sleep(0.05)
+    procs[1].send_signal(signal.SIGKILL)
+    _, stderr = runner.communicate(timeout=300)
+    assert runner.returncode == 0, stderr.decode()
+    assert (results(db), ratings(db)) == in_process
+    # The submitted bot's files reached the workers by hash, unpacked in their caches.
+    with sqlite3.connect(db) as conn:
+        (sha,) = conn.execute("select sha256 from bot_versions").fetchone()
+    unpacked = [*tmp_path.glob(f"w*/**/bots/{sha}/bot.py")]
+    assert unpacked and all(
+        p.read_bytes() == (tmp_path / "subbot" / "bot.py").read_bytes() for p in unpacked
+    )
+
+
+def test_killed_arena_resumes_on_workers(
+    in_process: tuple[list[Any], list[Any]], tmp_path: Path
+) -> None:
+    db = tmp_path / "arena.db"
+    prepare(db, tmp_path)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", *RUN, "--workers", "2", "--matches-per-worker",
+         "1", "--db", str(db)],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            if len(results(db)) >= 2:
+                break
+        except sqlite3.OperationalError:
+            pass
+        time.sleep(0.05)
+    if proc.poll() is not None:
+        pytest.fail("the tournament finished before it could be killed")
+    os.killpg(proc.pid, signal.SIGKILL)  # the arena and its local workers with it
+    proc.wait()
+    before = results(db)
+    assert 0 < len(before) < len(in_process[0])
+    arena(db, "tournament", "resume", "1", "--workers", "2")
+    after = results(db)
+    assert after[: len(before)] == before or set(before) <= set(after)
+    assert (after, ratings(db)) == in_process
+
+
+def test_workers_need_dask_and_sane_counts(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    prepare(db, tmp_path)
+    both = arena(db, *RUN, "--workers", "2", "--cluster", "tcp://127.0.0.1:1", check=False)
+    assert both.returncode == 2 and "not both" in both.stderr
+    zero = arena(db, *RUN, "--workers", "0", check=False)
+    assert zero.returncode == 2 and "at least 1" in zero.stderr
+    # Without Dask installed, the command says how to install it.
+    blocked = subprocess.run(
+        [sys.executable, "-c",
+         "import sys; sys.modules['distributed'] = None; sys.argv[0] = 'arena';"
+         "from arena.cli import main; main()", *RUN, "--workers", "1", "--db", str(db)],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert blocked.returncode == 2
+    assert "pip install 'card-arena[dask]'" in blocked.stderr
+    assert arena(db, "tournament", "list", "--json").stdout.strip() == "[]"  # nothing made

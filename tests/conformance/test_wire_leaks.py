@@ -1,0 +1,262 @@
+"""The leak test over the whole wire, for every game and variant.
+
+Two matches are dealt whose states differ only in cards one seat cannot see (the
+conformance cases' ``resample_hidden``), played through a real referee over gRPC with the
+same deterministic bots. Everything the observing seat receives (every field of every
+message: Welcome, MatchStart, Turn with its request id, decision number and time fields,
+each EventNotice, ActionResult, MatchOver) must be identical in both, until the seat's
+own information (an observation, its legal actions or an event) differs. The wall-clock
+deadline and the match id are the only fields left out: they differ by construction.
+
+Events are compared one by one, in order, whether they came in a Turn or on their own:
+how the referee batches them depends on the machine's timing (docs/security.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import grpc
+import pytest
+
+from referee.game import get_game, parse_rules
+from referee.match import MatchConfig
+from referee.service import RefereeCore, start_server
+from referee.v1 import referee_pb2 as pb
+from referee.v1 import referee_pb2_grpc
+from tests.conformance import harness
+from tests.conformance.test_conformance import MODULES
+
+TRIALS = 2  # deals per case (each with another observing seat)
+SEARCH = 30  # small hidden differences tried per deal, in process, to find the hardest one
+CAP = 250  # items compared per match: random-ish play can run a Gin match very long
+Item = tuple[str, Any, Any]  # (kind, information, everything else)
+
+
+def _items(message: pb.RefereeMessage) -> Iterator[Item]:
+    """A received message as the items a seat learns from, in order: its events first."""
+    kind = message.WhichOneof("kind")
+    body = getattr(message, kind)
+    copy = type(body)()
+    copy.CopyFrom(body)
+    if kind == "turn":
+        for notice in copy.events:
+            notice.match_id = ""
+            yield "event", notice.SerializeToString(deterministic=True), b""
+        del copy.events[:]
+        info = (copy.observation.SerializeToString(deterministic=True), tuple(copy.legal_actions))
+        copy.ClearField("observation")
+        del copy.legal_actions[:]
+        copy.match_id = ""
+        copy.deadline_unix_ms = 0  # wall clock
+        yield "turn", info, copy.SerializeToString(deterministic=True)
+        return
+    if kind == "events":
+        for notice in copy.events:
+            notice.match_id = ""
+            yield "event", notice.SerializeToString(deterministic=True), b""
+        return
+    if kind in ("match_start", "action_result", "match_over"):
+        copy.match_id = ""
+    yield kind, copy.SerializeToString(deterministic=True), b""
+
+
+async def _play(
+    address: str, token: str, record: list[Item] | None, pick: int, enough: asyncio.Event
+) -> None:
+    """A bot that answers every turn with legal_actions[pick]; records what it receives
+    (until ``enough`` is set: CAP items recorded)."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = referee_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
+        call = stub.Play()
+        await call.write(pb.BotMessage(hello=pb.Hello(token=token, bot_name="leak")))
+        async for message in call:
+            if record is not None:
+                record.extend(_items(message))
+                if len(record) >= CAP:
+                    enough.set()
+            if enough.is_set():
+                call.cancel()
+                return
+            if message.HasField("turn"):
+                turn = message.turn
+                code = turn.legal_actions[pick if pick < len(turn.legal_actions) else -1]
+                await call.write(
+                    pb.BotMessage(action=pb.Action(request_id=turn.request_id, code=code))
+                )
+            if message.HasField("match_over"):
+                await call.done_writing()
+                return
+
+
+async def _received(
+    tmp: Path, game: str, rules: Any, seats: int, state: Any, seat: int, pick: int
+) -> list[Item]:
+    """What ``seat`` receives in a match dealt ``state`` (others answer with ``pick``)."""
+    engine = get_game(game)
+    core = RefereeCore()
+    address = f"unix:{tmp}/referee.sock"
+    server = await start_server(core, [address])
+    original = engine.initial_state
+    # The deal is the one thing chosen here: every message is built by the real referee.
+    engine.initial_state = lambda rules, seats, seed: state  # type: ignore[method-assign]
+    try:
+        runtime, tokens = core.create_match(
+            game,
+            rules,
+            seats,
+            1,
+            [None] * seats,
+            config=MatchConfig(move_seconds=30.0),
+        )
+        record: list[Item] = []
+        enough = asyncio.Event()
+        players = [
+            _play(address, token, record if s == seat else None, 0 if s == seat else pick, enough)
+            for s, token in enumerate(tokens)
+        ]
+        await asyncio.gather(*players)
+        if enough.is_set():
+            del record[CAP:]
+            assert runtime.task is not None
+            runtime.task.cancel()
+            await asyncio.gather(runtime.task, return_exceptions=True)
+        else:
+            await asyncio.wait_for(runtime.wait(), 120)
+    finally:
+        del engine.initial_state
+        assert engine.initial_state == original
+        await server.stop(0)
+    return record
+
+
+def first_leak(a: list[Item], b: list[Item]) -> str | None:
+    """Where two streams differ in something other than the seat's own information."""
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x == y:
+            continue
+        if x[0] == y[0] and x[1] == y[1]:
+            return f"item {i} ({x[0]}) differs outside the seat's information: {x[2]!r} != {y[2]!r}"
+        return None  # the seat's own information differs from here on
+    if len(a) != len(b) and CAP not in (len(a), len(b)):
+        return f"one stream ends after {min(len(a), len(b))} identical items, the other goes on"
+    return None
+
+
+def advanced(engine: Any, state: Any, steps: int, rng: random.Random) -> Any:
+    """``state`` after up to ``steps`` random legal decisions (stopping before the end)."""
+    for _ in range(steps):
+        to_act = engine.to_act(state)
+        if not to_act:
+            break
+        for seat in to_act:
+            nxt = engine.apply(state, seat, rng.choice(engine.legal_actions(state, seat)))
+        if not engine.to_act(nxt):
+            break
+        state = nxt
+    return state
+
+
+def _seen_by(engine: Any, state: Any, seat: int, pick: int) -> list[Any]:
+    """The observations ``seat`` decides on when the match is played out in process by the
+    same bots as over the wire."""
+    seen = []
+    for _ in range(4 * CAP):  # a bound on the work, not on the match
+        to_act = engine.to_act(state)
+        if not to_act:
+            break
+        for s in to_act:
+            legal = engine.legal_actions(state, s)
+            if s == seat:
+                seen.append(engine.observation(state, s))
+                action = legal[0]
+            else:
+                action = legal[pick if pick < len(legal) else -1]
+            state = engine.apply(state, s, action)
+    return seen
+
+
+def hardest_alternative(
+    engine: Any, state: Any, seat: int, pick: int, resample: Any, rng: random.Random
+) -> Any:
+    """Of several resamplings of ``state``, the one ``seat`` cannot tell from it for the
+    longest (so the wire is compared over as many messages as possible)."""
+    mine = _seen_by(engine, state, seat, pick)
+    best, best_len = None, -1
+    for _ in range(SEARCH):
+        other = resample(state, seat, rng)
+        theirs = _seen_by(engine, other, seat, pick)
+        same = next(
+            (i for i, (x, y) in enumerate(zip(mine, theirs, strict=False)) if x != y),
+            min(len(mine), len(theirs)),
+        )
+        if same > best_len:
+            best, best_len = other, same
+    return best
+
+
+def compare_deals(
+    tmp: Path,
+    mod: ModuleType,
+    case: harness.Case,
+    trial: int,
+    pick: int,
+    steps: int = 0,
+    minimal: bool = False,
+) -> tuple[str | None, int]:
+    """Deal a state (``steps`` decisions into a match), resample what one seat cannot
+    see, and compare what that seat receives when each is played out from there."""
+    engine = get_game(mod.GAME)
+    rules = parse_rules(engine.Rules, dict(case.rules))
+    seat = trial % case.seats
+    rng = random.Random(trial)
+    state = advanced(engine, engine.initial_state(rules, case.seats, 1000 + trial), steps, rng)
+    swap = getattr(mod, "swap_hidden", None) if minimal else None
+    if swap is None:
+        other = mod.resample_hidden(state, seat, rng)
+    else:
+        other = hardest_alternative(engine, state, seat, pick, swap, rng)
+    streams = [
+        asyncio.run(_received(tmp, mod.GAME, rules, case.seats, s, seat, pick))
+        for s in (state, other)
+    ]
+    return first_leak(*streams), len(streams[0])
+
+
+PARAMS = [
+    pytest.param(mod, case, id=f"{mod.GAME}-{case.id}-{case.seats}p")
+    for mod in MODULES
+    for case in mod.CASES
+]
+
+
+@pytest.mark.parametrize(("mod", "case"), PARAMS)
+def test_nothing_on_the_wire_depends_on_hidden_cards(
+    tmp_path: Path, mod: ModuleType, case: harness.Case
+) -> None:
+    for trial in range(TRIALS):
+        # Trial 0: the whole hidden part redealt, every bot playing its first legal
+        # action. Trial 1: the smallest hidden difference the game's cases define, the
+        # other bots playing their last legal action (in Dingo: declining every hunt).
+        leak, received = compare_deals(tmp_path, mod, case, trial, pick=-trial, minimal=trial == 1)
+        assert received > 3
+        assert leak is None, f"trial {trial}: {leak}"
+
+
+@pytest.mark.parametrize(("trial", "steps"), [(5, 0), (6, 28)])
+def test_dingo_decision_numbers_do_not_tell_who_was_asked(
+    tmp_path: Path, trial: int, steps: int
+) -> None:
+    """Deals where one other seat holds a wolf (asked, declines) or does not (passes
+    automatically): both show "seat N passes". Numbering decisions across the whole match
+    told them apart (dingo.md, "Decision numbers"); per seat it does not."""
+    from tests.conformance import cases_dingo
+
+    case = next(c for c in cases_dingo.CASES if c.id == "one-deal")
+    leak, _ = compare_deals(tmp_path, cases_dingo, case, trial, -1, steps, minimal=True)
+    assert leak is None, leak

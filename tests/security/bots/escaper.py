@@ -1,0 +1,50 @@
+"""Hostile bots that try to escape their limits, for the security tests.
+
+``python escaper.py hog MARKER``: on its first turn starts a helper that calls setsid()
+(leaving the bot's process group and session), takes 400 MB of memory and spins the CPU,
+then waits (the match stays on its turn) and plays on as if nothing happened.
+``python escaper.py fork_exit MARKER``: on its first turn starts a setsid() helper that
+holds the bot's stderr open and sleeps, then exits: the referee must see a crash at once.
+
+The helpers carry MARKER on their command line, so the test can look for survivors.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from typing import Any
+
+from referee.client import run_bot
+
+mode, marker = sys.argv[1], sys.argv[2]
+HOG = (
+    "import os, time; os.setsid(); hoard = [bytearray(400 << 20)]; "
+    "[hoard.append(bytearray(1 << 20)) for _ in range(200)]; "
+    "end = time.time() + 300\nwhile time.time() < end: pass"
+)
+SLEEPER = "import os, time; os.setsid(); time.sleep(300)"
+started = False
+
+
+def choose(observation: Any, legal: list[str]) -> str:
+    global started
+    if not started:
+        started = True
+        code = HOG if mode == "hog" else SLEEPER
+        subprocess.Popen([sys.executable, "-c", code, marker], stderr=sys.stderr)
+        if mode == "hog":
+            import time
+
+            time.sleep(20)  # the match waits: the arena must stop the helper meanwhile
+        if mode == "fork_exit":
+            sys.stderr.write("leaving my helper behind\n")
+            sys.stderr.flush()
+            import os
+
+            os._exit(4)
+    return random.choice(legal)
+
+
+run_bot(choose, name=mode)

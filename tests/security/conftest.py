@@ -1,0 +1,94 @@
+"""Shared helpers of the security tests: the `arena` CLI with a chosen environment, a
+tournament's stored stderr per seat, and a look for processes that outlived the arena."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.sandbox import SandboxError, resolve
+from referee.replay import parse_replay
+
+ROOT = Path(__file__).resolve().parents[2]
+BOTS = Path(__file__).resolve().parent / "bots"
+PY = sys.executable
+
+
+def _bwrap_problem() -> str | None:
+    try:
+        resolve("bwrap")
+    except SandboxError as exc:
+        return str(exc)
+    return None
+
+
+BWRAP_PROBLEM = _bwrap_problem()
+needs_bwrap = pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=BWRAP_PROBLEM or "")
+
+
+def run_arena(
+    db: Path, *args: str, env: dict[str, str] | None = None, check: bool = True
+) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [PY, "-m", "arena.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+        env={**os.environ, "ARENA_DB": str(db), **(env or {})},
+    )
+    if check:
+        assert done.returncode == 0, f"arena {' '.join(args)}: {done.returncode}\n{done.stderr}"
+    return done
+
+
+def tournament(db: Path, bots: str, *extra: str, env: dict[str, str] | None = None) -> Any:
+    out = run_arena(
+        db,
+        "tournament",
+        "run",
+        "--game",
+        "gin_rummy",
+        "--bots",
+        bots,
+        "--rules",
+        "max_hands=1",
+        "--json",
+        *extra,
+        env=env,
+    )
+    return json.loads(out.stdout)
+
+
+def replays(db: Path) -> list[Any]:
+    matches = json.loads(run_arena(db, "matches", "list", "--json").stdout)
+    return [
+        (m, parse_replay(run_arena(db, "replay", "export", m["id"]).stdout))
+        for m in sorted(matches, key=lambda m: m["id"])
+    ]
+
+
+def stderr_of(replay: Any, seat: int) -> str:
+    return "".join(
+        line["text"] for line in replay.lines if line["type"] == "stderr" and line["seat"] == seat
+    )
+
+
+def survivors(marker: str) -> list[int]:
+    """Processes whose command line carries ``marker``."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                cmdline = Path(f"/proc/{name}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if marker.encode() in cmdline:
+                found.append(int(name))
+    return found

@@ -1,0 +1,147 @@
+"""Hostile bots in real tournaments, run in the default sandbox (bwrap): each way to
+cheat named in docs/security.md is tried by a real bot process and must fail.
+
+The spy (bots/spy.py) tries to steal another bot's token, forge one, call the
+referee's admin RPCs, read the database and a file outside its directory, connect to a
+loopback TCP port and rebuild its deal from every seed it can think of. The escapers
+(bots/escaper.py) leave setsid() helpers behind: one hogs memory and CPU, one holds the
+bot's stderr while the bot exits.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.game import get_game, parse_rules
+from tests.security.conftest import (
+    BOTS,
+    PY,
+    needs_bwrap,
+    replays,
+    run_arena,
+    stderr_of,
+    survivors,
+    tournament,
+)
+
+pytestmark = needs_bwrap
+
+
+@pytest.fixture(scope="module")
+def spy_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One tournament of the spy against the random sample bot; what the spy reported,
+    the spy's first match and whether anything reached the test's TCP port."""
+    tmp = tmp_path_factory.mktemp("spy")
+    db, outside = tmp / "arena.db", tmp / "outside.txt"
+    outside.write_text("a secret outside the bot's directory\n")
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    listener.setblocking(False)
+    port = listener.getsockname()[1]
+    spy = ["python", "spy.py", str(db), str(outside), str(port)]
+    run_arena(db, "bots", "add", "spy", "--game", "gin_rummy", "--cwd", str(BOTS), "--", *spy)
+    run_arena(db, "bots", "add", "random", "--game", "*", "--", PY, "-m", "sample_bots.random_bot")
+    summary = tournament(db, "spy,random", "--rounds", "2")
+    try:
+        listener.accept()
+        reached = True
+    except BlockingIOError:
+        reached = False
+    listener.close()
+    reports = []
+    for match, replay in replays(db):
+        seat = list(match["entrants"]).index("spy")
+        for line in stderr_of(replay, seat).splitlines():
+            if line.startswith("SPY "):
+                reports.append((match, replay, seat, json.loads(line[4:])))
+    assert reports, "the spy reported nothing"
+    return {"summary": summary, "reports": reports, "tcp_reached": reached}
+
+
+def test_the_tournament_is_played_in_the_bwrap_sandbox(spy_run: dict[str, Any]) -> None:
+    assert spy_run["summary"]["played"] == 4 and not spy_run["summary"]["errors"]
+
+
+def test_token_thief_finds_no_other_token_and_a_forged_one_is_refused(
+    spy_run: dict[str, Any],
+) -> None:
+    for *_, report in spy_run["reports"]:
+        assert report["tokens_stolen"] == 0
+        assert report["processes_seen"] < 5  # its own pid namespace, not the machine's
+        assert report["forged_token"] == "error:unauthenticated"
+
+
+def test_admin_prober_is_unauthenticated(spy_run: dict[str, Any]) -> None:
+    for *_, report in spy_run["reports"]:
+        assert report["create_match"] == "UNAUTHENTICATED"
+        assert report["issue_token"] == "UNAUTHENTICATED"
+
+
+def test_file_reader_cannot_open_the_database_or_files_outside_its_directory(
+    spy_run: dict[str, Any],
+) -> None:
+    for *_, report in spy_run["reports"]:
+        for what in ("database", "database_wal", "outside_file"):
+            assert report[what] in ("FileNotFoundError", "PermissionError"), what
+        assert "home" not in report["root_listing"]
+
+
+def test_network_prober_cannot_connect_to_a_loopback_port(spy_run: dict[str, Any]) -> None:
+    assert not spy_run["tcp_reached"]
+    for *_, report in spy_run["reports"]:
+        assert report["tcp"] != "connected"
+
+
+def test_seed_oracle_rebuilds_no_deal(spy_run: dict[str, Any]) -> None:
+    for match, _replay, seat, report in spy_run["reports"]:
+        assert report["hand_size"] == 10
+        assert report["deal_cards_matched"] < 8
+        # The oracle's method is sound: given the deal's real seed it would have it all.
+        engine = get_game("gin_rummy")
+        rules = parse_rules(engine.Rules, {"max_hands": "1"})
+        state = engine.initial_state(rules, 2, match["seed"])
+        assert len(engine.observation(state, seat).hand) == 10
+
+
+@pytest.mark.parametrize("sandbox", ["auto", "none"])
+def test_setsid_memory_hog_is_stopped_and_nothing_survives(tmp_path: Path, sandbox: str) -> None:
+    db, marker = tmp_path / "arena.db", f"hog-{uuid.uuid4().hex}"
+    hog = ["python", "escaper.py", "hog", marker]
+    run_arena(db, "bots", "add", "hog", "--game", "gin_rummy", "--cwd", str(BOTS), "--", *hog)
+    run_arena(db, "bots", "add", "random", "--game", "*", "--", PY, "-m", "sample_bots.random_bot")
+    summary = tournament(
+        db, "hog,random", "--bot-memory-mb", "200", "--move-seconds", "30", "--sandbox", sandbox
+    )
+    assert summary["played"] == 2
+    for match, replay in replays(db):
+        seat = list(match["entrants"]).index("hog")
+        faults = [line for line in replay.lines if line["type"] == "fault"]
+        assert [(f["seat"], f["kind"]) for f in faults] == [(seat, "limit")], faults
+        assert "200 MB" in faults[0]["reason"]
+    assert survivors(marker) == []
+
+
+@pytest.mark.parametrize("sandbox", ["auto", "none"])
+def test_bot_that_exits_leaving_a_child_on_its_stderr_crashes_at_once(
+    tmp_path: Path, sandbox: str
+) -> None:
+    db, marker = tmp_path / "arena.db", f"sleeper-{uuid.uuid4().hex}"
+    bot = ["python", "escaper.py", "fork_exit", marker]
+    run_arena(db, "bots", "add", "leaver", "--game", "gin_rummy", "--cwd", str(BOTS), "--", *bot)
+    run_arena(db, "bots", "add", "random", "--game", "*", "--", PY, "-m", "sample_bots.random_bot")
+    # 60 s per move: a bot noticed only when its deadline passed would fault "disconnect".
+    summary = tournament(db, "leaver,random", "--move-seconds", "60", "--sandbox", sandbox)
+    assert summary["played"] == 2
+    for match, replay in replays(db):
+        seat = list(match["entrants"]).index("leaver")
+        faults = [line for line in replay.lines if line["type"] == "fault"]
+        assert [(f["seat"], f["kind"]) for f in faults] == [(seat, "crash")], faults
+        assert "exited with code 4" in faults[0]["reason"]
+    assert survivors(marker) == []

@@ -1,0 +1,213 @@
+"""The sandbox modes through the real CLI: detection and its messages (failures faked with
+a bwrap that cannot work, as the machine may not produce them), the README's Python bot
+recipe and the JavaScript sample bot playing inside bwrap, the mode stored with the
+tournament, and stderr stored with the match it follows."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from arena.sandbox import SandboxError, resolve
+from arena.store import Store
+from tests.security.conftest import (
+    BOTS,
+    PY,
+    ROOT,
+    needs_bwrap,
+    replays,
+    run_arena,
+    stderr_of,
+    tournament,
+)
+
+BLOCKED = "bwrap: No permission to create new namespace, likely because the kernel does not allow non-privileged user namespaces."
+
+
+def fake_bwrap(tmp: Path, message: str) -> str:
+    """A bwrap that fails the way it does where user namespaces are blocked."""
+    path = tmp / "bwrap"
+    path.write_text(f"#!/bin/sh\necho '{message}' >&2\nexit 1\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def add_random(db: Path) -> None:
+    """Two random bots, "random" and "random2" (a bot never plays only itself)."""
+    for name in ("random", "random2"):
+        run_arena(db, "bots", "add", name, "--game", "*", "--", PY, "-m", "sample_bots.random_bot")
+
+
+def test_missing_bwrap_names_the_cause_and_the_fixes(tmp_path: Path) -> None:
+    for mode in ("auto", "bwrap"):
+        with pytest.raises(SandboxError) as caught:
+            resolve(mode, bwrap=str(tmp_path / "no-bwrap"))
+        text = str(caught.value)
+        assert "not installed" in text and "apt-get install bubblewrap" in text
+        assert "--sandbox none" in text
+
+
+def test_blocked_user_namespaces_name_the_cause_and_the_fixes(tmp_path: Path) -> None:
+    with pytest.raises(SandboxError) as caught:
+        resolve("auto", bwrap=fake_bwrap(tmp_path, BLOCKED))
+    text = str(caught.value)
+    assert "user namespaces are blocked" in text and "No permission" in text
+    assert "kernel.unprivileged_userns_clone" in text and "--sandbox none" in text
+
+
+def test_a_tournament_refuses_to_start_without_a_working_sandbox(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    add_random(db)
+    env = {"ARENA_BWRAP": fake_bwrap(tmp_path, BLOCKED)}
+    out = run_arena(
+        db,
+        "tournament",
+        "run",
+        "--game",
+        "gin_rummy",
+        "--bots",
+        "random,random2",
+        env=env,
+        check=False,
+    )
+    assert out.returncode == 2
+    assert "user namespaces are blocked" in out.stderr and "--sandbox none" in out.stderr
+    assert Store(db).tournaments() == []  # nothing recorded, nothing played
+    check = run_arena(db, "bots", "check", "random", "--sandbox", "bwrap", env=env, check=False)
+    assert check.returncode == 2 and "user namespaces are blocked" in check.stderr
+
+
+def test_sandbox_none_runs_and_says_so_and_is_stored(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    add_random(db)
+    env = {"ARENA_BWRAP": fake_bwrap(tmp_path, BLOCKED)}
+    out = run_arena(
+        db,
+        "tournament",
+        "run",
+        "--game",
+        "gin_rummy",
+        "--bots",
+        "random,random2",
+        "--rules",
+        "max_hands=1",
+        "--sandbox",
+        "none",
+        env=env,
+    )
+    assert "without a sandbox" in out.stderr
+    [record] = Store(db).tournaments()
+    assert record.settings.sandbox == "none" and record.status == "finished"
+
+
+def test_demo_falls_back_with_a_note_when_bwrap_does_not_work(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    env = {"ARENA_BWRAP": fake_bwrap(tmp_path, BLOCKED)}
+    out = run_arena(db, "demo", "--rounds", "1", "--replays", str(tmp_path / "r"), env=env)
+    assert "sample bots run without a sandbox" in out.stderr
+    assert "user namespaces are blocked" in out.stderr
+    assert [t.settings.sandbox for t in Store(db).tournaments()] == ["none"]
+
+
+@needs_bwrap
+def test_readme_python_bot_recipe_plays_in_the_sandbox(tmp_path: Path) -> None:
+    """`arena bots add mybot --game gin_rummy -- python mybot.py`, from the bot's folder."""
+    folder = tmp_path / "mybot"
+    folder.mkdir()
+    (folder / "mybot.py").write_text(
+        textwrap.dedent(
+            """
+            def choose(observation, legal_actions):
+                return legal_actions[0]
+
+            if __name__ == "__main__":
+                from referee.client import run_bot
+                run_bot(choose, name="mybot")
+            """
+        )
+    )
+    db = tmp_path / "arena.db"
+    run_arena(
+        db,
+        "bots",
+        "add",
+        "mybot",
+        "--game",
+        "gin_rummy",
+        "--cwd",
+        str(folder),
+        "--",
+        "python",
+        "mybot.py",
+    )
+    add_random(db)
+    summary = tournament(db, "mybot,random")
+    assert summary["played"] == 2 and not summary["errors"]
+    [record] = Store(db).tournaments()
+    assert record.settings.sandbox == "bwrap"
+    for _match, replay in replays(db):
+        assert not [line for line in replay.lines if line["type"] == "fault"]
+
+
+JS_DIR = ROOT / "sample_bots" / "js"
+
+
+@needs_bwrap
+@pytest.mark.skipif(
+    shutil.which("node") is None or not (JS_DIR / "node_modules" / "@grpc").is_dir(),
+    reason="node and sample_bots/js/node_modules are needed (scripts/bootstrap dev)",
+)
+def test_javascript_sample_bot_plays_in_the_sandbox(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    run_arena(
+        db,
+        "bots",
+        "add",
+        "js",
+        "--game",
+        "gin_rummy",
+        "--cwd",
+        str(JS_DIR),
+        "--",
+        "node",
+        "bot.js",
+        "--strategy",
+        "random",
+    )
+    add_random(db)
+    summary = tournament(db, "js,random")
+    assert summary["played"] == 2 and not summary["errors"]
+    for _match, replay in replays(db):
+        assert not [line for line in replay.lines if line["type"] == "fault"]
+
+
+@pytest.mark.parametrize("sandbox", [pytest.param("auto", marks=needs_bwrap), "none"])
+def test_stderr_after_match_over_is_stored_with_that_match(tmp_path: Path, sandbox: str) -> None:
+    db = tmp_path / "arena.db"
+    run_arena(
+        db,
+        "bots",
+        "add",
+        "late",
+        "--game",
+        "gin_rummy",
+        "--cwd",
+        str(BOTS),
+        "--",
+        "python",
+        "late_talker.py",
+    )
+    add_random(db)
+    tournament(db, "late,random", "--rounds", "2", "--concurrency", "1", "--sandbox", sandbox)
+    played = replays(db)
+    assert len(played) == 4
+    for match, replay in played:
+        text = stderr_of(replay, list(match["entrants"]).index("late"))
+        assert f"after {match['id']}" in text
+        others = [m["id"] for m, _ in played if m["id"] != match["id"]]
+        assert not any(f"after {other}" in text for other in others)
+    last_match, last_replay = played[-1]
+    assert "goodbye" in stderr_of(last_replay, list(last_match["entrants"]).index("late"))

@@ -1,0 +1,233 @@
+"""The referee under hostile clients, over real streams: a bot that floods it and never
+reads, a stream that stops reading, messages over the size cap at every scale, bad
+Hellos, and a reconnect that must not deliver an event twice."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import grpc
+import pytest
+
+from arena.bots import BotPool
+from referee.match import MatchConfig, MatchResult
+from referee.service import RefereeCore, start_server
+from referee.service.connection import MAX_QUEUED_BYTES, MAX_QUEUED_MESSAGES
+from referee.service.sessions import MAX_UNASKED_MESSAGES
+from referee.v1 import referee_pb2 as pb
+from referee.v1 import referee_pb2_grpc
+from tests.service.conftest import PY, RANDOM_BOT, SHORT_GIN, entrant, misbehaving, play_match
+
+FLOODER = [PY, "-m", "tests.service.bots.flooder"]
+
+
+def test_a_flooder_that_never_reads_is_cut_off_and_the_match_beside_it_is_unaffected(
+    tmp_path: Path,
+) -> None:
+    async def scenario() -> tuple[MatchResult, MatchResult, bool]:
+        core = RefereeCore()
+        address = f"unix:{tmp_path}/referee.sock"
+        server = await start_server(core, [address])
+        pool = BotPool(core, address, lambda name: "1")
+        try:
+            flooder = await pool.acquire(entrant("flooder", FLOODER))
+            honest = [await pool.acquire(entrant(f"bot{i}", RANDOM_BOT)) for i in range(3)]
+            config = MatchConfig(move_seconds=3.0)
+            flooded, _ = core.create_match(
+                "gin_rummy", SHORT_GIN, 2, 1, [flooder.token, honest[0].token],
+                config=config, start_timeout=30.0,
+            )  # fmt: skip
+            beside, _ = core.create_match(
+                "gin_rummy", SHORT_GIN, 2, 2, [honest[1].token, honest[2].token],
+                config=config, start_timeout=30.0,
+            )  # fmt: skip
+            first, second = await asyncio.wait_for(
+                asyncio.gather(flooded.wait(), beside.wait()), 120
+            )
+            session = core.session(flooder.token)
+            holds_nothing = session is not None and session.connection is None
+            return first, second, holds_nothing
+        finally:
+            await pool.close()
+            await server.stop(0)
+
+    flooded, beside, holds_nothing = asyncio.run(scenario())
+    assert [(f.seat, f.kind) for f in flooded.faults] == [(0, "disconnect")]
+    assert f"over {MAX_UNASKED_MESSAGES} messages that answer no waiting turn" in (
+        flooded.faults[0].reason
+    )
+    assert flooded.forfeited == (0,)
+    assert holds_nothing  # the stream and its queue are gone
+    assert beside.reason == "finished" and not beside.faults
+
+
+def test_a_stream_that_stops_reading_is_closed_at_the_queue_bound(tmp_path: Path) -> None:
+    async def scenario() -> tuple[str, int, int, grpc.StatusCode, str]:
+        core = RefereeCore()
+        address = f"unix:{tmp_path}/referee.sock"
+        server = await start_server(core, [address])
+        token = core.issue_player_token("sleeper")
+        session = core.session(token)
+        assert session is not None
+        async with grpc.aio.insecure_channel(address) as channel:
+            call = referee_pb2_grpc.RefereeStub(channel).Play()  # type: ignore[no-untyped-call]
+            await call.write(pb.BotMessage(hello=pb.Hello(token=token)))
+            assert (await call.read()).HasField("welcome")
+            notice = pb.EventNotice(match_id="m", kind="test", text="x" * 2000)
+            most_messages = most_bytes = 0
+            for _ in range(20_000):  # far more than the transport and the queue hold
+                conn = session.connection
+                if conn is None:
+                    break
+                session.send(pb.RefereeMessage(events=pb.Events(events=[notice] * 4)))
+                most_messages = max(most_messages, len(conn))
+                most_bytes = max(most_bytes, conn.queued_bytes)
+                await asyncio.sleep(0)
+            reason = session.cut_off or ""
+            with pytest.raises(grpc.aio.AioRpcError) as ended:
+                while True:  # what the transport already carried, then the verdict
+                    await call.read()
+        await server.stop(0)
+        return reason, most_messages, most_bytes, ended.value.code(), ended.value.details() or ""
+
+    reason, most_messages, most_bytes, code, details = asyncio.run(scenario())
+    assert "the bot fell behind" in reason
+    assert most_messages <= MAX_QUEUED_MESSAGES and most_bytes <= MAX_QUEUED_BYTES
+    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "fell behind" in details
+
+
+@pytest.mark.parametrize("size", [70_000, 10_000_000, 100_000_000])
+def test_every_message_over_the_size_cap_is_a_malformed_fault(tmp_path: Path, size: int) -> None:
+    # A deadline long enough for 100 MB to arrive (one that passes first is a timeout).
+    config = MatchConfig(move_seconds=60.0)
+    result = asyncio.run(
+        play_match(tmp_path, [misbehaving("oversize", 2, str(size)), RANDOM_BOT], config)
+    )
+    assert [(f.seat, f.kind) for f in result.faults] == [(0, "malformed")]
+    assert result.forfeited == (0,)
+
+
+def test_a_token_that_is_not_ascii_is_unauthenticated(tmp_path: Path) -> None:
+    async def scenario() -> list[pb.RefereeMessage]:
+        core = RefereeCore()
+        address = f"unix:{tmp_path}/r.sock"
+        server = await start_server(core, [address])
+        core.issue_player_token("real")
+        async with grpc.aio.insecure_channel(address) as channel:
+            stub = referee_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
+            hello = pb.BotMessage(hello=pb.Hello(token="jéton-ünïcode-✓"))
+            replies = [m async for m in stub.Play(iter([hello]))]
+        await server.stop(0)
+        return replies
+
+    replies = asyncio.run(scenario())
+    assert [r.error.code for r in replies] == ["unauthenticated"]
+    assert replies[0].error.message == "unknown or expired token"
+
+
+async def _seat_and_opponent(
+    tmp_path: Path, core: RefereeCore, address: str, pool: BotPool
+) -> tuple[str, asyncio.Task[MatchResult]]:
+    """A match of a hand-driven seat 0 (its token returned) against a random bot."""
+    opponent = await pool.acquire(entrant("random", RANDOM_BOT))
+    runtime, tokens = core.create_match(
+        "gin_rummy", SHORT_GIN, 2, 4, [None, opponent.token],
+        names=["hand", "random"], config=MatchConfig(move_seconds=10.0), start_timeout=30.0,
+    )  # fmt: skip
+    return tokens[0], asyncio.get_running_loop().create_task(runtime.wait())
+
+
+def test_a_second_hello_mid_match_is_a_protocol_fault_with_a_clear_text(tmp_path: Path) -> None:
+    async def scenario() -> MatchResult:
+        core = RefereeCore()
+        address = f"unix:{tmp_path}/r.sock"
+        server = await start_server(core, [address])
+        pool = BotPool(core, address, lambda name: "1")
+        try:
+            token, match = await _seat_and_opponent(tmp_path, core, address, pool)
+            async with grpc.aio.insecure_channel(address) as channel:
+                call = referee_pb2_grpc.RefereeStub(channel).Play()  # type: ignore[no-untyped-call]
+                await call.write(pb.BotMessage(hello=pb.Hello(token=token)))
+                while not (await call.read()).HasField("turn"):
+                    pass
+                await call.write(pb.BotMessage(hello=pb.Hello(token=token)))
+                return await asyncio.wait_for(match, 60)
+        finally:
+            await pool.close()
+            await server.stop(0)
+
+    result = asyncio.run(scenario())
+    assert [(f.seat, f.kind) for f in result.faults] == [(0, "malformed")]
+    assert result.faults[0].reason == "the bot sent a second Hello (a stream says hello once)"
+
+
+def test_a_turn_resent_on_reconnect_carries_no_event_twice(tmp_path: Path) -> None:
+    async def scenario() -> tuple[pb.Turn, pb.Turn, list[str]]:
+        core = RefereeCore()
+        address = f"unix:{tmp_path}/r.sock"
+        server = await start_server(core, [address])
+        pool = BotPool(core, address, lambda name: "1")
+        try:
+            token, match = await _seat_and_opponent(tmp_path, core, address, pool)
+            hello = pb.BotMessage(hello=pb.Hello(token=token))
+            async with grpc.aio.insecure_channel(address) as channel:
+                call = referee_pb2_grpc.RefereeStub(channel).Play()  # type: ignore[no-untyped-call]
+                await call.write(hello)
+                while True:  # play until a Turn brings events along, then drop the stream
+                    message = await call.read()
+                    if message.HasField("turn") and message.turn.events:
+                        first = message.turn
+                        break
+                    if message.HasField("turn"):
+                        code = message.turn.legal_actions[0]
+                        action = pb.Action(request_id=message.turn.request_id, code=code)
+                        await call.write(pb.BotMessage(action=action))
+                call.cancel()
+            await asyncio.sleep(0.2)
+            kinds = []
+            async with grpc.aio.insecure_channel(address) as channel:
+                call = referee_pb2_grpc.RefereeStub(channel).Play()  # type: ignore[no-untyped-call]
+                await call.write(hello)
+                while not (message := await call.read()).HasField("turn"):
+                    kinds.append(message.WhichOneof("kind"))
+                again = message.turn
+                action = pb.Action(request_id=again.request_id, code=again.legal_actions[0])
+                await call.write(pb.BotMessage(action=action))
+                match.cancel()
+            return first, again, kinds
+        finally:
+            await pool.close()
+            await server.stop(0)
+
+    first, again, kinds = asyncio.run(scenario())
+    assert kinds == ["welcome", "match_start"]
+    assert again.request_id == first.request_id and again.observation == first.observation
+    assert first.events and not again.events  # delivered once, not resent
+
+
+def test_a_bot_that_stops_sending_but_stays_connected_is_malformed(tmp_path: Path) -> None:
+    """What a message over the transport's own limit leaves behind, as grpc shows it: the
+    bot's side of the stream ends while the stream stays open."""
+
+    async def scenario() -> MatchResult:
+        core = RefereeCore()
+        address = f"unix:{tmp_path}/r.sock"
+        server = await start_server(core, [address])
+        pool = BotPool(core, address, lambda name: "1")
+        try:
+            token, match = await _seat_and_opponent(tmp_path, core, address, pool)
+            async with grpc.aio.insecure_channel(address) as channel:
+                call = referee_pb2_grpc.RefereeStub(channel).Play()  # type: ignore[no-untyped-call]
+                await call.write(pb.BotMessage(hello=pb.Hello(token=token)))
+                while not (await call.read()).HasField("turn"):
+                    pass
+                await call.done_writing()
+                return await asyncio.wait_for(match, 60)
+        finally:
+            await pool.close()
+            await server.stop(0)
+
+    result = asyncio.run(scenario())
+    assert [(f.seat, f.kind) for f in result.faults] == [(0, "malformed")]
+    assert "transport limit, or closed its side of the stream" in result.faults[0].reason
