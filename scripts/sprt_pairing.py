@@ -8,8 +8,12 @@ then replays the SPRT over those results many times in shuffled round orders:
   (trinomial samples), as a tester without duplicate deals would play.
 Prints the median matches to a verdict of each, and how often each was inconclusive.
 
-    .venv/bin/python scripts/sprt_pairing.py --game golf_solitaire --seats 2 \
-        --bots golf_solitaire_strategy,golf_solitaire_greedy --rules holes=1 --rounds 200
+    .venv/bin/python scripts/sprt_pairing.py --game golf --seats 2 \
+        --bots golf_strategy,random_bot --rules holes=1 --rounds 150
+
+``--bots`` takes NAME or NAME=MODULE (a module of sample_bots), so one program can be
+entered twice: ``--bots one=random_bot,two=random_bot`` measures the matches an SPRT
+needs to accept H0 between equal bots.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import random
 import statistics
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,10 +39,12 @@ from referee.rules import parse_option_strings  # noqa: E402
 
 def verdict_after(
     samples: list[float], per_sample: int, outcomes: tuple[float, ...], a: argparse.Namespace
-) -> int | None:
+) -> tuple[int, str] | None:
+    """(matches played, H0 or H1) when the SPRT over these samples stops, else None."""
     for n in range(1, len(samples) + 1):
-        if sprt(samples[:n], a.elo0, a.elo1, a.alpha, a.alpha, outcomes).verdict is not None:
-            return n * per_sample
+        verdict = sprt(samples[:n], a.elo0, a.elo1, a.alpha, a.alpha, outcomes).verdict
+        if verdict is not None:
+            return n * per_sample, verdict
     return None
 
 
@@ -45,9 +52,9 @@ def main() -> None:
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    p.add_argument("--game", default="golf_solitaire")
+    p.add_argument("--game", default="golf")
     p.add_argument("--seats", type=int, default=2)
-    p.add_argument("--bots", default="golf_solitaire_strategy,golf_solitaire_greedy")
+    p.add_argument("--bots", default="golf_strategy,random_bot")
     p.add_argument("--rules", nargs="*", default=["holes=1"])
     p.add_argument("--rounds", type=int, default=200)
     p.add_argument("--elo0", type=float, default=0.0)
@@ -56,11 +63,14 @@ def main() -> None:
     p.add_argument("--orders", type=int, default=200)
     p.add_argument("--concurrency", type=int, default=2)
     a = p.parse_args()
-    new, base = a.bots.split(",")
+    # NAME or NAME=MODULE (a sample bot module): two entrants may run the same program.
+    bots = dict(b.split("=", 1) if "=" in b else (b, b) for b in a.bots.split(","))
+    new, base = bots
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "a.db")
-        for name in (new, base):
-            store.add_entrant(name, ["*"], [sys.executable, "-m", f"sample_bots.{name}"], str(ROOT))
+        for name, module in bots.items():
+            command = [sys.executable, "-m", f"sample_bots.{module}"]
+            store.add_entrant(name, ["*"], command, str(ROOT))
         settings = TournamentSettings(
             a.game,
             (new, base),
@@ -85,13 +95,15 @@ def main() -> None:
         rng.shuffle(order)
         paired.append(verdict_after([sum(r) / 2 for r in order], 2, PENTANOMIAL, a))
         unpaired.append(verdict_after([r[i % 2] for i, r in enumerate(order)], 1, TRINOMIAL, a))
+    budget = len(rounds)  # the matches the unpaired test can play: one per deal
     for name, runs in (("duplicate pairs", paired), ("unpaired matches", unpaired)):
-        done = [n for n in runs if n is not None]
-        median = statistics.median(done) if done else float("nan")
+        done = [r for r in runs if r is not None]
+        median = statistics.median(n for n, _ in done) if done else float("nan")
+        within = Counter(verdict for n, verdict in done if n <= budget)
         print(
-            f"{name:17s} median matches to a verdict {median:6.0f} · "
-            f"inconclusive within {2 * len(rounds) if name[0] == 'd' else len(rounds)} matches: "
-            f"{len(runs) - len(done)}/{len(runs)}"
+            f"{name:17s} verdict within {budget} matches: {sum(within.values())}/{len(runs)} "
+            f"orders ({', '.join(f'{v} {c}' for v, c in sorted(within.items())) or 'none'}) · "
+            f"median matches to a verdict when reached: {median:.0f}"
         )
     wins = sum(s for r in rounds for s in r) / (2 * len(rounds))
     print(f"{len(rounds)} deals, {new} scored {100 * wins:.1f}% against {base}")
