@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
-from referee.cards import STANDARD_DECK, Card, card, shuffled
+from referee.cards import STANDARD_DECK, Card, card, cards_of, mask_of, shuffled
 from referee.game import Event, IllegalAction, Outcome, chance_rng, ranks_from_scores
 from referee.rules import RulesError, option
 
@@ -80,22 +80,6 @@ def pile_score(scoring: Iterable[Card], penalty: Iterable[Card]) -> int:
     return sum(_SCORE_POINTS[c.index] for c in scoring) - sum(
         _PENALTY_POINTS[c.index] for c in penalty
     )
-
-
-def _cards_of(mask: int) -> tuple[Card, ...]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(STANDARD_DECK[low.bit_length() - 1])
-        mask ^= low
-    return tuple(out)
-
-
-def _mask_of(cs: Iterable[Card]) -> int:
-    m = 0
-    for c in cs:
-        m |= 1 << c.index
-    return m
 
 
 # --- rules -------------------------------------------------------------------------------
@@ -460,7 +444,7 @@ def _begin_deal(t: _Table, deal_number: int, dealer: int, hands: Sequence[int]) 
         "the hunt deck 2D..KD lies face up, 2D on top",
     )
     for seat in range(SEATS):
-        held = " ".join(c.code for c in _cards_of(hands[seat]))
+        held = " ".join(c.code for c in cards_of(hands[seat]))
         t.event(
             "hand", f"seat {seat} is dealt 10 cards", seat, f"seat {seat} is dealt {held}", (seat,)
         )
@@ -482,7 +466,7 @@ def state_from_hands(
     cs = [tuple(c if isinstance(c, Card) else card(c) for c in h) for h in hands]
     if len(cs) != SEATS or any(len(h) != HAND_SIZE for h in cs):
         raise ValueError("give 4 hands of 10 cards")
-    masks = [_mask_of(h) for h in cs]
+    masks = [mask_of(h) for h in cs]
     if sum(len(h) for h in cs) != 40 or (masks[0] | masks[1] | masks[2] | masks[3]) != DEALT_MASK:
         raise ValueError("the hands must hold each card except 2D..KD exactly once")
     if not 0 <= dealer < SEATS:
@@ -909,7 +893,7 @@ class DingoGame:
             phase=self._phase_name(s),
             step=s.step if s.phase in (DISCARD, PASS) else 0,
             hunt_rank=s.rank,
-            hand=_cards_of(s.hands[seat]) if seat >= 0 else (),
+            hand=cards_of(s.hands[seat]) if seat >= 0 else (),
             hand_sizes=tuple(m.bit_count() for m in s.hands),
             hunt_deck=s.hunt_deck,
             discards=s.discards,

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, ClassVar
 
-from referee.cards import JOKER, STANDARD_DECK, Card, Suit, card, shuffled
+from referee.cards import JOKER, STANDARD_DECK, Card, Suit, card, cards_of, mask_of, shuffled
 from referee.game import Event, IllegalAction, Outcome, chance_rng, ranks_from_scores
 from referee.rules import RulesError, option
 
@@ -116,22 +116,6 @@ def draw_key(c: Card) -> int:
     if c.is_joker or c.suit is None:
         return 1000
     return card_strength(c) * 4 + _DRAW_SUIT_ORDER[c.suit]
-
-
-def _cards(mask: int) -> tuple[Card, ...]:
-    out: list[Card] = []
-    while mask:
-        low = mask & -mask
-        out.append(CARD_AT[low.bit_length() - 1])
-        mask ^= low
-    return tuple(out)
-
-
-def _mask(cs: Sequence[Card]) -> int:
-    m = 0
-    for c in cs:
-        m |= 1 << c.index
-    return m
 
 
 # ---------------------------------------------------------------------------------------------
@@ -483,7 +467,7 @@ def _hands_from_spec(spec: Sequence[str | Sequence[Card]]) -> tuple[int, ...]:
         cs = tuple(card(x) for x in h.split()) if isinstance(h, str) else tuple(h)
         if len(cs) not in (0, HAND_SIZE):
             raise ValueError(f"scripted hand of seat {seat} has {len(cs)} cards, not 10 (or 0)")
-        hands.append(_mask(cs))
+        hands.append(mask_of(cs))
     total = 0
     for m in hands:
         total |= m
@@ -638,7 +622,7 @@ def _start_deal(s: State, deal: int, ev: list[Event]) -> State:
                 f"seat {seat} receives 10 cards",
                 seat=seat,
                 private_text=f"seat {seat} receives "
-                + " ".join(c.code for c in _cards(hands[seat])),
+                + " ".join(c.code for c in cards_of(hands[seat])),
                 visible_to=frozenset((seat,)),
                 hand=hand_no,
             )
@@ -703,7 +687,7 @@ def _form_team(s: State, ev: list[Event]) -> State:
         kankei = 1 << holder | 1 << partner | 1 << s.dealer
         rng = chance_rng(s.seed, s.hand_no, "exchange")
         key_i = rng.choice((ace_i, JOKER_I))
-        back = rng.choice(_cards(hands[partner]))
+        back = rng.choice(cards_of(hands[partner]))
         hands[holder] = hands[holder] & ~(1 << key_i) | 1 << back.index
         hands[partner] = hands[partner] & ~(1 << back.index) | 1 << key_i
         exchange_key, exchange_back = CARD_AT[key_i], back
@@ -1037,7 +1021,7 @@ class GoninkanGame:
             return LEAD_CODES
         if phase == SHOW:
             return tuple(
-                sorted(_show_code(a, b) for a, b in combinations(_cards(s.hands[seat]), 2))
+                sorted(_show_code(a, b) for a, b in combinations(cards_of(s.hands[seat]), 2))
             )
         if phase == TRUMP:
             return TRUMP_CODE
@@ -1211,7 +1195,7 @@ def _view(s: State, seat: int) -> GoninkanView:
         double_kankei=s.double,
         kankei_target=target,
         mukankei_target=17 - target,
-        hand=_cards(s.hands[seat]) if own else (),
+        hand=cards_of(s.hands[seat]) if own else (),
         hand_sizes=tuple(h.bit_count() for h in s.hands),
         shown_cards=shown,
         exchange_gave=gave,

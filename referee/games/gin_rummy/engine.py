@@ -14,9 +14,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from referee.cards import STANDARD_DECK, Card, CardCodeError, card
+from referee.cards import STANDARD_DECK, Card, CardCodeError, card, cards_of
 from referee.game import Event, IllegalAction, Outcome, chance_rng, ranks_from_scores
-from referee.games.gin_rummy.melds import VALUE, bits, cards_of
+from referee.games.gin_rummy.melds import VALUE, bits
 from referee.games.gin_rummy.rules import GinRummyRules
 from referee.games.gin_rummy.table import (
     ACTIONS,

@@ -15,11 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from referee.cards import STANDARD_DECK, Card
+from referee.cards import STANDARD_DECK, Card, cards_of
 from referee.game import Event
 from referee.games.gin_rummy.melds import (
     bits,
-    cards_of,
     deadwood,
     discard_deadwoods,
     has_meld,
