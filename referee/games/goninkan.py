@@ -986,7 +986,8 @@ class GoninkanGame:
     """The goninkan engine (see the module docstring)."""
 
     name: ClassVar[str] = "goninkan"
-    version: ClassVar[int] = 1
+    # 2: the first-dealer draw's event says hand 1, not 0 (EventNotice.hand is 1-based).
+    version: ClassVar[int] = 2
     Rules = GoninkanRules
 
     def seats(self, rules: GoninkanRules) -> range:

@@ -173,7 +173,8 @@ class GolfSolitaire:
 
     name: ClassVar[str] = "golf_solitaire"
     lower_scores_win: ClassVar[bool] = True  # for the arena: one-seat matches ranked by score
-    version: ClassVar[int] = 1
+    # 2: hole_over events name the hole they end (1-based), not the hole counter after it.
+    version: ClassVar[int] = 2
     Rules = GolfSolitaireRules
 
     # ---- setup -------------------------------------------------------------------
