@@ -95,12 +95,9 @@ def hindsight_scores(store: Store, game: str, match_ids: Sequence[str]) -> dict[
     """The best score achievable in each match, for games whose engine offers
     ``hindsight_best_total(rules, seed)``; None for the others (or when it declines)."""
     engine = get_game(game)
-    best = getattr(engine, "hindsight_best_total", None)
-    if best is None:
-        return None
     out = {}
     for match in store.matches_by_ids(match_ids):
-        total = best(parse_rules(engine.Rules, store.match_rules(match["id"])), match["seed"])
+        total = engine.hindsight_best_total(parse_rules(engine.Rules, store.match_rules(match["id"])), match["seed"])
         if total is None:
             return None
         out[match["id"]] = float(total)

@@ -16,7 +16,15 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from referee.game import Event, IllegalAction, Outcome, forfeit_outcome, get_game, parse_rules
+from referee.game import (
+    ActionError,
+    Event,
+    IllegalAction,
+    Outcome,
+    forfeit_outcome,
+    get_game,
+    parse_rules,
+)
 from referee.rules import RulesError, rules_to_dict
 
 if TYPE_CHECKING:
@@ -248,7 +256,7 @@ def verify_replay(replay: Replay, max_mismatches: int = 20) -> VerifyReport:
                 if seat not in game.to_act(state) or action not in game.legal_actions(state, seat):
                     raise IllegalAction(f"{code!r} by seat {seat} is not legal here")
                 state = game.apply(state, seat, action)
-            except IllegalAction as exc:
+            except ActionError as exc:
                 problems.append(f"line {number}: {exc}")
                 break
             decisions += 1

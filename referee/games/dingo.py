@@ -17,8 +17,8 @@ from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from referee.cards import STANDARD_DECK, Card, card, cards_of, mask_of, shuffled
-from referee.game import Event, IllegalAction, Outcome, chance_rng, ranks_from_scores
-from referee.rules import RulesError, option
+from referee.game import Event, GameBase, InvalidAction, Outcome, chance_rng, ranks_from_scores
+from referee.rules import RuleOptions, RulesError, option
 
 __all__ = [
     "GAME",
@@ -86,7 +86,7 @@ def pile_score(scoring: Iterable[Card], penalty: Iterable[Card]) -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class DingoRules:
+class DingoRules(RuleOptions):
     """Dingo's rule options (spec: "Rule option names")."""
 
     deals: int = option(
@@ -769,7 +769,7 @@ def _is_legal(s: DingoState, seat: int, a: Action) -> bool:
 # --- the engine ----------------------------------------------------------------------------
 
 
-class DingoGame:
+class DingoGame(GameBase[DingoState, Action, DingoRules]):
     """The Dingo engine (see the module docstring)."""
 
     name: ClassVar[str] = "dingo"
@@ -802,16 +802,10 @@ class DingoGame:
             return (*_actions(hand & WOLVES[s.rank], _WOLF), DECLINE)
         return (PLAY_ACE_RABBIT, DECLINE)
 
-    def apply(self, s: DingoState, seat: int, a: Action | str) -> DingoState:
-        action = self.decode(a) if isinstance(a, str) else a
-        if s.phase == OVER:
-            raise IllegalAction("the match is over")
-        if seat != s.actor:
-            raise IllegalAction(
-                f"it is seat {s.actor}'s turn ({self._phase_name(s)}), not seat {seat}'s"
-            )
-        if not _is_legal(s, seat, action):
-            raise IllegalAction(self._why_illegal(s, seat, action))
+    def _is_legal(self, s: DingoState, seat: int, a: Action) -> bool:
+        return s.phase != OVER and seat == s.actor and _is_legal(s, seat, a)
+
+    def _transition(self, s: DingoState, seat: int, action: Action) -> DingoState:
         t = _Table(s)
         c = action.card
         if s.phase == DISCARD:
@@ -852,6 +846,10 @@ class DingoGame:
         )
 
     def _why_illegal(self, s: DingoState, seat: int, a: Action) -> str:
+        if s.phase == OVER:
+            return "the match is over"
+        if seat != s.actor:
+            return f"it is seat {s.actor}'s turn ({self._phase_name(s)}), not seat {seat}'s"
         hand = s.hands[seat]
         held = a.card is not None and bool(hand & (1 << a.card.index))
         if s.phase == DISCARD:
@@ -872,12 +870,6 @@ class DingoGame:
         if not held:
             return f"you do not hold {a.card}"
         return f"only a {what} may be played now"
-
-    def observation(self, s: DingoState, seat: int) -> DingoView:
-        return self._view(s, seat)
-
-    def public_view(self, s: DingoState) -> DingoView:
-        return self._view(s, -1)
 
     def _view(self, s: DingoState, seat: int) -> DingoView:
         passes = tuple(
@@ -906,12 +898,6 @@ class DingoGame:
             totals=s.totals,
             deal_history=s.history,
         )
-
-    def events(self, s: DingoState) -> tuple[Event, ...]:
-        return s.events
-
-    def outcome(self, s: DingoState) -> Outcome | None:
-        return self.standings(s) if s.phase == OVER else None
 
     def standings(self, s: DingoState) -> Outcome:
         scores = list(s.totals)
@@ -943,7 +929,7 @@ class DingoGame:
         if found is not None:
             return found
         shown = repr(code[:40]) if isinstance(code, str) else repr(code)
-        raise IllegalAction(
+        raise InvalidAction(
             f"{shown} is not a dingo action: use 'discard <card>', 'pass <card>', "
             "'wolf <card>', 'decline' or 'ace rabbit' (cards like 7C, TS, AH)"
         )

@@ -24,8 +24,8 @@ from itertools import combinations
 from typing import Any, ClassVar
 
 from referee.cards import JOKER, STANDARD_DECK, Card, Suit, card, cards_of, mask_of, shuffled
-from referee.game import Event, IllegalAction, Outcome, chance_rng, ranks_from_scores
-from referee.rules import RulesError, option
+from referee.game import Event, GameBase, InvalidAction, Outcome, chance_rng, ranks_from_scores
+from referee.rules import RuleOptions, RulesError, option
 
 __all__ = [
     "DECK",
@@ -180,7 +180,7 @@ def _normalize(code: str) -> str | None:
 
 
 @dataclass(frozen=True, slots=True)
-class GoninkanRules:
+class GoninkanRules(RuleOptions):
     """Rule options of goninkan."""
 
     yaku_count: int = option(
@@ -982,7 +982,7 @@ def _finish_round(s: State, ev: list[Event]) -> State:
 _ACTOR = tuple((i,) for i in range(SEATS))
 
 
-class GoninkanGame:
+class GoninkanGame(GameBase[State, str, GoninkanRules]):
     """The goninkan engine (see the module docstring)."""
 
     name: ClassVar[str] = "goninkan"
@@ -1028,97 +1028,88 @@ class GoninkanGame:
             return TRUMP_CODE
         return SIXTEEN_CODES
 
-    def apply(self, s: State, seat: int, a: str) -> State:
-        if s.phase == OVER:
-            raise IllegalAction("the match is over")
-        if seat != s.actor:
-            raise IllegalAction(f"it is not seat {seat}'s turn: seat {s.actor} is to act")
+    def _is_legal(self, s: State, seat: int, a: str) -> bool:
         spec = _ACTIONS.get(a)
-        if spec is None:
-            raise IllegalAction(f"{a!r} is not a goninkan action code; {_GRAMMAR}")
+        if s.phase == OVER or seat != s.actor or spec is None:
+            return False
         kind, x, y = spec
         phase = s.phase
-        ev: list[Event] = []
-        if phase == PLAY and kind in (_PLAY, _PLAY_JOKER_NAMED):
+        if phase == PLAY:
             leading_joker = x == JOKER_I and not s.trick
-            if _legal_mask(s, seat) >> x & 1 and (kind == _PLAY_JOKER_NAMED) == leading_joker:
-                return _play(s, seat, x, y)
-        elif phase == LEAD_CHOICE and kind in (_LEAD, _PARTNER_LEADS):
-            leader = s.ace_role if kind == _LEAD else s.joker_role
-            ev.append(
-                Event(
-                    "lead_choice",
-                    f"seat {seat} chooses {a!r}: seat {leader} leads trick 1",
-                    seat=seat,
-                    hand=s.hand_no,
-                )
+            return (
+                kind in (_PLAY, _PLAY_JOKER_NAMED)
+                and bool(_legal_mask(s, seat) >> x & 1)
+                and (kind == _PLAY_JOKER_NAMED) == leading_joker
             )
-            return evolve(s, phase=PLAY, actor=leader, leader=leader, events=tuple(ev))
-        elif phase == SHOW and kind == _SHOW:
+        if phase == LEAD_CHOICE:
+            return kind in (_LEAD, _PARTNER_LEADS)
+        if phase == SHOW:
             pair = 1 << x | 1 << y
-            if s.hands[seat] & pair == pair:
-                shown = (CARD_AT[x], CARD_AT[y])
-                to = s.chooser()
-                ev.append(
-                    Event(
-                        "show",
-                        f"seat {seat} shows two cards face down to seat {to}",
-                        seat=seat,
-                        private_text=f"seat {seat} shows {a[5:]} to seat {to}",
-                        visible_to=frozenset((seat, to)),
-                        hand=s.hand_no,
-                    )
-                )
-                return evolve(
-                    s,
-                    shown=shown,
-                    phase=TRUMP,
-                    actor=to,
-                    events=tuple(ev),
-                )
-        elif phase == TRUMP and kind == _TRUMP:
-            ev.append(
-                Event(
-                    "trump",
-                    f"seat {seat} names {SUIT_NAMES[x]} as trump and leads",
-                    seat=seat,
-                    hand=s.hand_no,
-                )
-            )
-            return evolve(s, trump=x, phase=PLAY, actor=seat, leader=seat, events=tuple(ev))
-        elif phase == SIXTEEN and kind in (_SIXTEEN, _NO_SIXTEEN):
-            kankei_side = s.is_kankei(seat)
-            name = "sixteen" if kankei_side else "reverse sixteen"
-            if kind == _SIXTEEN:
-                ev.append(
-                    Event("declare", f"seat {seat} declares {name}", seat=seat, hand=s.hand_no)
-                )
-                declared = SIXTEEN_DECLARED if kankei_side else REVERSE_SIXTEEN_DECLARED
-                return evolve(s, declared=declared, phase=PLAY, events=tuple(ev))
-            ev.append(
-                Event("declare", f"seat {seat} does not declare {name}", seat=seat, hand=s.hand_no)
-            )
-            s = _finish_deal(s, SKUNK if kankei_side else REVERSE_SKUNK, ev)
-            return evolve(s, events=tuple(ev))
+            return kind == _SHOW and s.hands[seat] & pair == pair
+        if phase == TRUMP:
+            return kind == _TRUMP
+        return phase == SIXTEEN and kind in (_SIXTEEN, _NO_SIXTEEN)
+
+    def _why_illegal(self, s: State, seat: int, a: str) -> str:
+        if s.phase == OVER:
+            return "the match is over"
+        if seat != s.actor:
+            return f"it is not seat {seat}'s turn: seat {s.actor} is to act"
+        if a not in _ACTIONS:
+            return f"{a!r} is not a goninkan action code; {_GRAMMAR}"
         legal = self.legal_actions(s, seat)
-        raise IllegalAction(
+        return (
             f"{a!r} is not legal for seat {seat} now ({PHASE_NAMES[s.phase]}); legal: "
             + ", ".join(legal)
         )
 
-    def observation(self, s: State, seat: int) -> GoninkanView:
+    def _transition(self, s: State, seat: int, a: str) -> State:
+        kind, x, y = _ACTIONS[a]
+        phase = s.phase
+        if phase == PLAY:
+            return _play(s, seat, x, y)
+        if phase == LEAD_CHOICE:
+            leader = s.ace_role if kind == _LEAD else s.joker_role
+            event = Event(
+                "lead_choice",
+                f"seat {seat} chooses {a!r}: seat {leader} leads trick 1",
+                seat=seat,
+                hand=s.hand_no,
+            )
+            return evolve(s, phase=PLAY, actor=leader, leader=leader, events=(event,))
+        if phase == SHOW:
+            to = s.chooser()
+            event = Event(
+                "show",
+                f"seat {seat} shows two cards face down to seat {to}",
+                seat=seat,
+                private_text=f"seat {seat} shows {a[5:]} to seat {to}",
+                visible_to=frozenset((seat, to)),
+                hand=s.hand_no,
+            )
+            shown = (CARD_AT[x], CARD_AT[y])
+            return evolve(s, shown=shown, phase=TRUMP, actor=to, events=(event,))
+        if phase == TRUMP:
+            event = Event(
+                "trump",
+                f"seat {seat} names {SUIT_NAMES[x]} as trump and leads",
+                seat=seat,
+                hand=s.hand_no,
+            )
+            return evolve(s, trump=x, phase=PLAY, actor=seat, leader=seat, events=(event,))
+        # the sixteen declaration
+        kankei_side = s.is_kankei(seat)
+        name = "sixteen" if kankei_side else "reverse sixteen"
+        if kind == _SIXTEEN:
+            event = Event("declare", f"seat {seat} declares {name}", seat=seat, hand=s.hand_no)
+            declared = SIXTEEN_DECLARED if kankei_side else REVERSE_SIXTEEN_DECLARED
+            return evolve(s, declared=declared, phase=PLAY, events=(event,))
+        ev = [Event("declare", f"seat {seat} does not declare {name}", seat=seat, hand=s.hand_no)]
+        s = _finish_deal(s, SKUNK if kankei_side else REVERSE_SKUNK, ev)
+        return evolve(s, events=tuple(ev))
+
+    def _view(self, s: State, seat: int) -> GoninkanView:
         return _view(s, seat)
-
-    def public_view(self, s: State) -> GoninkanView:
-        return _view(s, -1)
-
-    def events(self, s: State) -> tuple[Event, ...]:
-        return s.events
-
-    def outcome(self, s: State) -> Outcome | None:
-        if s.phase != OVER:
-            return None
-        return self.standings(s)
 
     def standings(self, s: State) -> Outcome:
         """Totals of the finished trump rounds (a round in progress does not count)."""
@@ -1150,17 +1141,14 @@ class GoninkanGame:
         # one sixteen decision.
         return rules.yaku_count * ((1 + 50) + 2 * (2 + 50 + 1))
 
-    def encode(self, a: str) -> str:
-        return a
-
     def decode(self, code: str) -> str:
         if not isinstance(code, str) or len(code) > 40:
-            raise IllegalAction(f"not a goninkan action code; {_GRAMMAR}")
+            raise InvalidAction(f"not a goninkan action code; {_GRAMMAR}")
         if code in _ACTIONS:
             return code
         canonical = _normalize(code)
         if canonical is None or canonical not in _ACTIONS:
-            raise IllegalAction(f"{code!r} is not a goninkan action code; {_GRAMMAR}")
+            raise InvalidAction(f"{code!r} is not a goninkan action code; {_GRAMMAR}")
         return canonical
 
 

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from referee.cards import Card
-from referee.game import Event, IllegalAction, Outcome, get_game, parse_rules
+from referee.game import Event, InvalidAction, Outcome, get_game, parse_rules
 from referee.views import observation_message, to_jsonable
 
 
@@ -140,5 +140,5 @@ def fast_playout(case: Case, game_name: str, seed: int, all_cards: AllCards) -> 
 def check_garbage_codes(game_name: str) -> None:
     game = get_game(game_name)
     for junk in ("", "???", "discard ZZ", "\x00" * 5, "play 99999999999999999999", "a" * 10000):
-        with pytest.raises(IllegalAction):
+        with pytest.raises(InvalidAction):
             game.decode(junk)

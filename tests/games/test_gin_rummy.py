@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from referee.cards import STANDARD_DECK, Card, card, cards, cards_of, mask_of
-from referee.game import IllegalAction, RulesError, chance_rng, parse_rules
+from referee.game import IllegalAction, InvalidAction, RulesError, chance_rng, parse_rules
 from referee.games.gin_rummy import (
     GAME,
     GinRummyRules,
@@ -855,7 +855,7 @@ def test_codes_decode_and_garbage_is_refused() -> None:
     assert GAME.decode("  Knock   10h ") == "knock TH"
     assert GAME.decode("Take Upcard") == "take upcard"
     for junk in ("", "discard", "discard ZZ", "knock JK", "gin 1X", "\x00", "x" * 5000):
-        with pytest.raises(IllegalAction):
+        with pytest.raises(InvalidAction):
             GAME.decode(junk)
     s = GAME.initial_state(rules(), 2, 1)
     for seat in GAME.to_act(s):
