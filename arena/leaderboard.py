@@ -97,7 +97,9 @@ def hindsight_scores(store: Store, game: str, match_ids: Sequence[str]) -> dict[
     engine = get_game(game)
     out = {}
     for match in store.matches_by_ids(match_ids):
-        total = engine.hindsight_best_total(parse_rules(engine.Rules, store.match_rules(match["id"])), match["seed"])
+        total = engine.hindsight_best_total(
+            parse_rules(engine.Rules, store.match_rules(match["id"])), match["seed"]
+        )
         if total is None:
             return None
         out[match["id"]] = float(total)

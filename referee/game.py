@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
@@ -36,6 +36,7 @@ __all__ = [
     "game_names",
     "get_game",
     "parse_rules",
+    "play_out",
     "ranks_from_scores",
     "rules_to_dict",
 ]
@@ -308,6 +309,46 @@ class GameBase(Generic[StateT, A, RulesT]):
         """The action's code: actions that are their own codes (str) by default."""
         assert isinstance(a, str), f"{type(self).__name__} must define encode"
         return a
+
+
+def _every_waiting_seat(to_act: tuple[int, ...]) -> Sequence[int]:
+    return to_act
+
+
+def play_out(
+    game: Game[S, A, Any],
+    state: S,
+    choose: Callable[[S, int, tuple[A, ...]], A],
+    *,
+    seats: Callable[[tuple[int, ...]], Sequence[int]] = _every_waiting_seat,
+    on_state: Callable[[S], None] | None = None,
+    max_decisions: int | None = None,
+) -> tuple[S, int]:
+    """The play loop (to_act -> legal_actions -> apply) every in-process player uses: play
+    from ``state`` to the end; returns the final state and the number of decisions.
+
+    ``choose(state, seat, legal)`` picks the seat's action. Each round asks the seats
+    ``seats(to_act)`` picks (default: every waiting seat, in order), skipping a seat that
+    an earlier decision of the round left with nothing to do. ``on_state`` sees the
+    starting state and the state after every decision. With ``max_decisions``, a match
+    that does not end within that many decisions raises RuntimeError (an engine bug).
+    The match driver (:mod:`referee.match`) runs the same steps, awaiting remote seats.
+    """
+    if on_state is not None:
+        on_state(state)
+    decisions = 0
+    while to_act := game.to_act(state):
+        for seat in seats(to_act):
+            if seat not in to_act:
+                continue
+            if max_decisions is not None and decisions >= max_decisions:
+                raise RuntimeError(f"{game.name}: no end after {max_decisions} decisions")
+            state = game.apply(state, seat, choose(state, seat, game.legal_actions(state, seat)))
+            decisions += 1
+            if on_state is not None:
+                on_state(state)
+            to_act = game.to_act(state)
+    return state, decisions
 
 
 # The registry: game name -> module defining ``GAME`` (an engine instance).

@@ -150,8 +150,7 @@ def parse_rules(rules_cls: type[RulesT], options: Mapping[str, Any] | None = Non
     if unknown:
         raise RulesError(
             f"unknown rule option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
-            f"options are: {', '.join(fields)}"
-            + (", preset" if rules_cls.presets else "")
+            f"options are: {', '.join(fields)}" + (", preset" if rules_cls.presets else "")
         )
     values.update(options)
     converted = {name: _convert(name, hints[name], raw) for name, raw in values.items()}
