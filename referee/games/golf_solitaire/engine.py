@@ -201,16 +201,15 @@ class GolfSolitaire(GameBase[GolfSolitaireState, str, GolfSolitaireRules]):
         deal = deals[0] if deals else hole_deal(rules, seed, 0)
         event = Event("deal", _describe_deal(deal, 0, rules.holes), hand=1)
         return GolfSolitaireState(
-            rules,
-            seats,
-            seed,
-            0,
-            deal,
-            (start_play(deal),) * seats,
-            (),
-            (event,),
-            False,
-            tuple(deals),
+            rules=rules,
+            seats=seats,
+            seed=seed,
+            hole=0,
+            deal=deal,
+            plays=(start_play(deal),) * seats,
+            results=(),
+            events=(event,),
+            script=tuple(deals),
         )
 
     # ---- turns ---------------------------------------------------------------------
