@@ -31,6 +31,7 @@ __all__ = [
     "RulesError",
     "UnknownGame",
     "chance_rng",
+    "competition_ranks",
     "describe_rules",
     "forfeit_outcome",
     "game_names",
@@ -100,8 +101,8 @@ def forfeit_outcome(standings: Outcome, forfeited: Sequence[int]) -> Outcome:
     lost = set(forfeited)
     keep = [s for s in range(len(standings.ranks)) if s not in lost]
     ranks = list(standings.ranks)
-    for s in keep:
-        ranks[s] = 1 + sum(1 for o in keep if standings.ranks[o] < standings.ranks[s])
+    for s, rank in zip(keep, competition_ranks([standings.ranks[s] for s in keep]), strict=True):
+        ranks[s] = rank
     for s in lost:
         ranks[s] = len(keep) + 1
     details = dict(standings.details)
@@ -109,11 +110,14 @@ def forfeit_outcome(standings: Outcome, forfeited: Sequence[int]) -> Outcome:
     return Outcome(standings.scores, tuple(ranks), standings.teams, details)
 
 
+def competition_ranks(keys: Sequence[float]) -> tuple[int, ...]:
+    """Competition ranks (1, 1, 3, ...) where a lower key is better: equal keys share a rank."""
+    return tuple(1 + sum(1 for other in keys if other < mine) for mine in keys)
+
+
 def ranks_from_scores(scores: Sequence[float], higher_is_better: bool) -> tuple[int, ...]:
     """Competition ranks (1, 1, 3, ...): equal scores share a rank."""
-    sign = -1 if higher_is_better else 1
-    keyed = [sign * s for s in scores]
-    return tuple(1 + sum(1 for other in keyed if other < mine) for mine in keyed)
+    return competition_ranks([-s for s in scores] if higher_is_better else scores)
 
 
 @dataclass(frozen=True, slots=True)
