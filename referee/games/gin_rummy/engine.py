@@ -484,7 +484,24 @@ class GinRummy(GameBase[GinRummyState, str, GinRummyRules]):
         tables = (nt,) if len(s.tables) == 1 else (*s.tables[:i], nt, *s.tables[i + 1 :])
         if nt.phase == DONE and all(x.phase == DONE for x in tables):
             return _end_hand(s, tables, evs)
-        return dataclasses.replace(s, tables=tables, events=tuple(evs))
+        # Keyword construction, not dataclasses.replace: this runs on every decision, and
+        # replace costs twice as much (docs/architecture.md, Performance).
+        return GinRummyState(
+            rules=s.rules,
+            seed=s.seed,
+            hand_number=s.hand_number,
+            dealer=s.dealer,
+            tables=tables,
+            scores=s.scores,
+            wins=s.wins,
+            history=s.history,
+            last_hand=s.last_hand,
+            last_points=s.last_points,
+            over=False,
+            end_reason="",
+            events=tuple(evs),
+            scripted=s.scripted,
+        )
 
     def _view(self, s: GinRummyState, seat: int) -> GinRummyView:
         return _view(s, seat)

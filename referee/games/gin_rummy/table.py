@@ -238,14 +238,17 @@ def _after_draw(
     restricted: int,
 ) -> Table:
     legal = _discard_legal(hands[t.turn], restricted, rules)
-    return dataclasses.replace(
-        t,
+    return Table(
+        seats=t.seats,
         hands=hands,
+        stock=t.stock,
         stock_pos=stock_pos,
         pile=pile,
         taken=taken,
         phase=DISCARD,
+        turn=t.turn,
         restricted=restricted,
+        turns=t.turns,
         legal=legal,
         knock_card=-1,
         result=None,
@@ -328,9 +331,11 @@ def _discard(t: Table, rules: GinRummyRules, hand_no: int, evs: list[Event], c: 
             else f"it reached max_turns={rules.max_turns}"
         )
         evs.append(event("void", f"hand {hand_no} is void: {why}; nobody scores", hand_no))
-        return dataclasses.replace(
-            t,
+        return Table(
+            seats=t.seats,
             hands=hands,
+            stock=t.stock,
+            stock_pos=t.stock_pos,
             pile=pile,
             taken=taken,
             phase=DONE,
@@ -341,9 +346,11 @@ def _discard(t: Table, rules: GinRummyRules, hand_no: int, evs: list[Event], c: 
             knock_card=-1,
             result=_void_result(t, hand_no),
         )
-    return dataclasses.replace(
-        t,
+    return Table(
+        seats=t.seats,
         hands=hands,
+        stock=t.stock,
+        stock_pos=t.stock_pos,
         pile=pile,
         taken=taken,
         phase=DRAW,
@@ -409,9 +416,12 @@ def _knock(
     if kind != K_BIG:
         keep = ~(1 << c)
         taken = (taken[0] & keep, taken[1]) if k == 0 else (taken[0], taken[1] & keep)
-    return dataclasses.replace(
-        t,
+    return Table(
+        seats=t.seats,
         hands=hands,
+        stock=t.stock,
+        stock_pos=t.stock_pos,
+        pile=t.pile,
         taken=taken,
         phase=DONE,
         turn=k,
@@ -466,21 +476,33 @@ def table_act(
             event("pass", f"seat {seat} passes the upcard {CODE[t.pile[-1]]}", hand_no, seat)
         )
         if t.phase == OFFER_FIRST:
-            return dataclasses.replace(
-                t,
+            return Table(
+                seats=t.seats,
+                hands=t.hands,
+                stock=t.stock,
+                stock_pos=t.stock_pos,
+                pile=t.pile,
+                taken=t.taken,
                 phase=OFFER_SECOND,
                 turn=1,
                 restricted=-1,
+                turns=t.turns,
                 legal=OFFER_LEGAL,
                 knock_card=-1,
                 result=None,
             ), evs
         # Both passed: the first player draws from the stock and plays on.
-        first = dataclasses.replace(
-            t,
+        first = Table(
+            seats=t.seats,
+            hands=t.hands,
+            stock=t.stock,
+            stock_pos=t.stock_pos,
+            pile=t.pile,
+            taken=t.taken,
             phase=DRAW,
             turn=0,
             restricted=-1,
+            turns=t.turns,
             legal=DRAW_LEGAL,
             knock_card=-1,
             result=None,
