@@ -760,15 +760,26 @@ def _play(s: State, seat: int, ci: int, named: int) -> State:
         what = f"plays {c.code}"
     ev.append(Event("play", f"seat {seat} {what}", seat=seat, hand=s.hand_no))
     if len(trick) < PLAYERS:
-        return evolve(
-            s,
+        # Keyword construction, not evolve (dataclasses.replace): this runs for most cards,
+        # and replace costs several times as much.
+        return State(
+            rnd=s.rnd,
+            deal=s.deal,
+            hand_no=s.hand_no,
+            trump=s.trump,
             hands=tuple(hands),
+            phase=s.phase,
+            actor=_next_seat(s, seat),
+            trick_no=s.trick_no,
+            leader=leader,
             trick=trick,
             trick_seats=trick_seats,
             led=led,
             named=named if len(trick) == 1 else s.named,
-            leader=leader,
-            actor=_next_seat(s, seat),
+            tricks=s.tricks,
+            honours=s.honours,
+            declared=s.declared,
+            shown=s.shown,
             events=tuple(ev),
         )
     s = _finish_trick(s, tuple(hands), trick, trick_seats, led, leader, ev)
