@@ -95,12 +95,11 @@ def hindsight_scores(store: Store, game: str, match_ids: Sequence[str]) -> dict[
     """The best score achievable in each match, for games whose engine offers
     ``hindsight_best_total(rules, seed)``; None for the others (or when it declines)."""
     engine = get_game(game)
-    best = getattr(engine, "hindsight_best_total", None)
-    if best is None:
-        return None
     out = {}
     for match in store.matches_by_ids(match_ids):
-        total = best(parse_rules(engine.Rules, store.match_rules(match["id"])), match["seed"])
+        total = engine.hindsight_best_total(
+            parse_rules(engine.Rules, store.match_rules(match["id"])), match["seed"]
+        )
         if total is None:
             return None
         out[match["id"]] = float(total)
@@ -118,7 +117,7 @@ def tournament_leaderboard(store: Store, tournament_id: int) -> list[Row]:
     """One tournament's entrants, rated over its own matches only (in schedule order)."""
     record = store.tournament(tournament_id)
     results = store.results_in_order(record.game, record.rules_key, tournament_id)
-    lower = bool(getattr(get_game(record.game), "lower_scores_win", False))
+    lower = get_game(record.game).lower_scores_win
     rated = compute_ratings(results, lower_scores_win=lower)
     hindsight = hindsight_scores(store, record.game, [match_id for match_id, _ in results])
     return rows_from_results(results, rated.current, hindsight)

@@ -16,6 +16,8 @@ from typing import Any
 
 import trueskill
 
+from referee.game import ranks_from_scores
+
 ENV = trueskill.TrueSkill(draw_probability=0.10)
 
 
@@ -66,10 +68,10 @@ def merge_solo_matches(
         out.append((match_id, [{**s, "solo_deal": s["deal"]} for s in seats] if solo else seats))
     for _, group in out:
         if len(group) > 1 and "solo_deal" in group[0]:
-            sign = 1 if lower_scores_win else -1
-            keyed = [sign * float(s["score"]) for s in group]
-            for s, mine in zip(group, keyed, strict=True):
-                s["rank"] = 1 + sum(1 for other in keyed if other < mine)
+            scores = [float(s["score"]) for s in group]
+            ranks = ranks_from_scores(scores, higher_is_better=not lower_scores_win)
+            for s, rank in zip(group, ranks, strict=True):
+                s["rank"] = rank
     return out
 
 

@@ -11,7 +11,8 @@ a strategy's deadwood or trick winner is always the one the referee computes.
 
 Cards are :class:`Card` values (``rank`` 1-13, 0 for a joker; ``suit``; ``code`` as in
 action codes, e.g. ``"QS"``; ``index`` 0-51 suit-major in the order C D H S, 52 for a
-joker). ``card("QS")`` parses a code.
+joker). ``card("QS")`` parses a code; ``mask_of(cards)`` and ``cards_of(mask)`` convert
+between cards and card masks (bit ``index`` set per card).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from referee.cards import Card, CardCodeError, Suit, card, make_deck
+from referee.cards import Card, CardCodeError, Suit, card, cards_of, make_deck, mask_of
 from referee.games import dingo as _dingo
 from referee.games import goninkan as _goninkan
 from referee.games.gin_rummy import melds as _gin
@@ -184,6 +185,7 @@ __all__ = [
     "MatchRandom",
     "Suit",
     "card",
+    "cards_of",
     "gin_deadwood",
     "golf_card_value",
     "golf_deck",
@@ -191,6 +193,7 @@ __all__ = [
     "golf_rules",
     "goninkan_trick_winner",
     "make_deck",
+    "mask_of",
     "solitaire_adjacency",
     "solitaire_best_score",
     "solitaire_warm_up",

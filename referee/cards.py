@@ -15,7 +15,7 @@ import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from functools import total_ordering
+from functools import cache, total_ordering
 
 
 class Suit(Enum):
@@ -148,3 +148,35 @@ def shuffled(deck: Sequence[Card], rng: random.Random) -> tuple[Card, ...]:
     out = list(deck)
     rng.shuffle(out)
     return tuple(out)
+
+
+# Card masks: bit ``Card.index`` set for each card (0..51 suit-major, 52 the joker). Engines
+# keep hands as masks so that legal moves and meld search are bit operations.
+_SUIT_BITS = 0x1FFF
+_JOKER_BIT = 1 << 52
+
+
+def mask_of(cards: Iterable[Card]) -> int:
+    """The mask of ``cards`` (copies of one card collapse into one bit)."""
+    m = 0
+    for c in cards:
+        m |= 1 << c.index
+    return m
+
+
+@cache
+def _suit_cards(m: int) -> tuple[Card, ...]:
+    """The cards of ``m``, one suit's 13 bits in place (cached: views and meld search turn
+    masks into cards on every decision, and a lookup per suit beats a loop over the bits)."""
+    return tuple(STANDARD_DECK[i] for i in range(m.bit_length()) if m >> i & 1)
+
+
+def cards_of(m: int) -> tuple[Card, ...]:
+    """The cards in mask ``m`` in index order (suit, then rank; the joker last)."""
+    out = (
+        _suit_cards(m & _SUIT_BITS)
+        + _suit_cards(m & _SUIT_BITS << 13)
+        + _suit_cards(m & _SUIT_BITS << 26)
+        + _suit_cards(m & _SUIT_BITS << 39)
+    )
+    return (*out, JOKER) if m & _JOKER_BIT else out

@@ -1,7 +1,11 @@
-"""The Game contract every engine implements, its value types, and the registry of games.
+"""The Game contract every engine implements, the base engines build on, their value
+types, and the registry of games.
 
 Engines are pure and deterministic: state in, state out, chance only from
-:func:`chance_rng`. Nothing here knows about gRPC, SQLite or bots.
+:func:`chance_rng`. Nothing here knows about gRPC, SQLite or bots. An engine subclasses
+:class:`GameBase`, which supplies every member whose shape is the same in every game
+(views, events, outcome, the legality check of ``apply``, the optional abilities), so the
+engine's own file holds its rules: the deal, the legal actions, the transitions, scoring.
 """
 
 from __future__ import annotations
@@ -9,33 +13,47 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from referee.rules import RulesError, RulesT, describe_rules, parse_rules, rules_to_dict
 
 __all__ = [
     "GAME_MODULES",
+    "ActionError",
     "Event",
     "Game",
+    "GameBase",
     "IllegalAction",
+    "InvalidAction",
     "Outcome",
     "RulesError",
     "UnknownGame",
     "chance_rng",
+    "competition_ranks",
     "describe_rules",
     "forfeit_outcome",
     "game_names",
     "get_game",
     "parse_rules",
+    "play_out",
     "ranks_from_scores",
     "rules_to_dict",
 ]
 
 
-class IllegalAction(ValueError):
-    """An action that is not legal for that seat in that state (or not a valid code)."""
+class ActionError(ValueError):
+    """A seat's action that cannot be played: :class:`InvalidAction` or :class:`IllegalAction`."""
+
+
+class InvalidAction(ActionError):
+    """A code that is no action of this game at all (raised by ``decode``)."""
+
+
+class IllegalAction(ActionError):
+    """An action of this game that is not legal for that seat in that state (raised by
+    ``apply``)."""
 
 
 class UnknownGame(ValueError):
@@ -83,8 +101,8 @@ def forfeit_outcome(standings: Outcome, forfeited: Sequence[int]) -> Outcome:
     lost = set(forfeited)
     keep = [s for s in range(len(standings.ranks)) if s not in lost]
     ranks = list(standings.ranks)
-    for s in keep:
-        ranks[s] = 1 + sum(1 for o in keep if standings.ranks[o] < standings.ranks[s])
+    for s, rank in zip(keep, competition_ranks([standings.ranks[s] for s in keep]), strict=True):
+        ranks[s] = rank
     for s in lost:
         ranks[s] = len(keep) + 1
     details = dict(standings.details)
@@ -92,11 +110,14 @@ def forfeit_outcome(standings: Outcome, forfeited: Sequence[int]) -> Outcome:
     return Outcome(standings.scores, tuple(ranks), standings.teams, details)
 
 
+def competition_ranks(keys: Sequence[float]) -> tuple[int, ...]:
+    """Competition ranks (1, 1, 3, ...) where a lower key is better: equal keys share a rank."""
+    return tuple(1 + sum(1 for other in keys if other < mine) for mine in keys)
+
+
 def ranks_from_scores(scores: Sequence[float], higher_is_better: bool) -> tuple[int, ...]:
     """Competition ranks (1, 1, 3, ...): equal scores share a rank."""
-    sign = -1 if higher_is_better else 1
-    keyed = [sign * s for s in scores]
-    return tuple(1 + sum(1 for other in keyed if other < mine) for mine in keyed)
+    return competition_ranks([-s for s in scores] if higher_is_better else scores)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +171,13 @@ class Game(Protocol[S, A, RulesT]):
     name: ClassVar[str]
     version: ClassVar[int]
     Rules: type[RulesT]
+    # Optional abilities (GameBase gives the defaults):
+    lower_scores_win: ClassVar[bool]
+    """Lower scores rank better (golf); the arena ranks one-seat matches by score with it."""
+
+    def hindsight_best_total(self, rules: RulesT, seed: int) -> float | None:
+        """The best total any play could reach on this match's deals (solitaire), or None."""
+        ...
 
     def seats(self, rules: RulesT) -> range:
         """Allowed seat counts for these rules."""
@@ -166,7 +194,7 @@ class Game(Protocol[S, A, RulesT]):
         ...
 
     def apply(self, s: S, seat: int, a: A) -> S:
-        """The next state. Raises IllegalAction for anything not in legal_actions."""
+        """The next state. Raises IllegalAction for anything not in legal_actions(s, seat)."""
         ...
 
     def observation(self, s: S, seat: int) -> Any:
@@ -197,8 +225,134 @@ class Game(Protocol[S, A, RulesT]):
     def encode(self, a: A) -> str: ...
 
     def decode(self, code: str) -> A:
-        """The action for a code; raises IllegalAction for a malformed code."""
+        """The action for a code; raises InvalidAction for a code that is no action of
+        this game (whether it is legal now is apply's question)."""
         ...
+
+
+class _HasEvents(Protocol):
+    @property
+    def events(self) -> tuple[Event, ...]: ...
+
+
+StateT = TypeVar("StateT", bound=_HasEvents)
+
+
+class GameBase(Generic[StateT, A, RulesT]):
+    """What every engine shares; an engine subclasses it and supplies its rules.
+
+    An engine defines ``name``, ``version``, ``Rules``, ``seats``, ``initial_state``,
+    ``to_act``, ``legal_actions``, ``standings``, ``max_decisions``, ``decode``,
+    ``_view`` (the seat's view; seat -1 is a spectator) and ``_transition`` (the next
+    state after an action already known to be legal). Its state keeps the events of the
+    transition that made it in ``events``. It overrides a default only where its game
+    differs: ``_is_legal`` for a faster check than membership of ``legal_actions``,
+    ``_why_illegal`` for a message that helps, ``encode`` for actions that are not their
+    own codes, the views when a spectator's view is not the seat view with seat -1.
+    """
+
+    name: ClassVar[str]
+    version: ClassVar[int]
+    Rules: type[RulesT]
+    lower_scores_win: ClassVar[bool] = False
+
+    def hindsight_best_total(self, rules: RulesT, seed: int) -> float | None:
+        return None
+
+    # -- what each engine supplies
+
+    def to_act(self, s: StateT) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    def legal_actions(self, s: StateT, seat: int) -> tuple[A, ...]:
+        raise NotImplementedError
+
+    def standings(self, s: StateT) -> Outcome:
+        raise NotImplementedError
+
+    def _view(self, s: StateT, seat: int) -> Any:
+        raise NotImplementedError
+
+    def _transition(self, s: StateT, seat: int, a: A) -> StateT:
+        """The next state after legal action ``a`` of ``seat``."""
+        raise NotImplementedError
+
+    # -- the defaults
+
+    def apply(self, s: StateT, seat: int, a: A) -> StateT:
+        if not self._is_legal(s, seat, a):
+            raise IllegalAction(self._why_illegal(s, seat, a))
+        return self._transition(s, seat, a)
+
+    def _is_legal(self, s: StateT, seat: int, a: A) -> bool:
+        # legal_actions is empty for a seat not to act, and once the match is over.
+        return a in self.legal_actions(s, seat)
+
+    def _why_illegal(self, s: StateT, seat: int, a: A) -> str:
+        to_act = self.to_act(s)
+        if not to_act:
+            return "the match is over"
+        if seat not in to_act:
+            return f"seat {seat} is not to act; waiting for seats {to_act}"
+        legal = ", ".join(self.encode(b) for b in self.legal_actions(s, seat))
+        return f"{a!r} is not legal now; legal: {legal}"
+
+    def observation(self, s: StateT, seat: int) -> Any:
+        return self._view(s, seat)
+
+    def public_view(self, s: StateT) -> Any:
+        return self._view(s, -1)
+
+    def events(self, s: StateT) -> tuple[Event, ...]:
+        return s.events
+
+    def outcome(self, s: StateT) -> Outcome | None:
+        return None if self.to_act(s) else self.standings(s)
+
+    def encode(self, a: A) -> str:
+        """The action's code: actions that are their own codes (str) by default."""
+        assert isinstance(a, str), f"{type(self).__name__} must define encode"
+        return a
+
+
+def _every_waiting_seat(to_act: tuple[int, ...]) -> Sequence[int]:
+    return to_act
+
+
+def play_out(
+    game: Game[S, A, Any],
+    state: S,
+    choose: Callable[[S, int, tuple[A, ...]], A],
+    *,
+    seats: Callable[[tuple[int, ...]], Sequence[int]] = _every_waiting_seat,
+    on_state: Callable[[S], None] | None = None,
+    max_decisions: int | None = None,
+) -> tuple[S, int]:
+    """The play loop (to_act -> legal_actions -> apply) every in-process player uses: play
+    from ``state`` to the end; returns the final state and the number of decisions.
+
+    ``choose(state, seat, legal)`` picks the seat's action. Each round asks the seats
+    ``seats(to_act)`` picks (default: every waiting seat, in order), skipping a seat that
+    an earlier decision of the round left with nothing to do. ``on_state`` sees the
+    starting state and the state after every decision. With ``max_decisions``, a match
+    that does not end within that many decisions raises RuntimeError (an engine bug).
+    The match driver (:mod:`referee.match`) runs the same steps, awaiting remote seats.
+    """
+    if on_state is not None:
+        on_state(state)
+    decisions = 0
+    while to_act := game.to_act(state):
+        for seat in seats(to_act):
+            if seat not in to_act:
+                continue
+            if max_decisions is not None and decisions >= max_decisions:
+                raise RuntimeError(f"{game.name}: no end after {max_decisions} decisions")
+            state = game.apply(state, seat, choose(state, seat, game.legal_actions(state, seat)))
+            decisions += 1
+            if on_state is not None:
+                on_state(state)
+            to_act = game.to_act(state)
+    return state, decisions
 
 
 # The registry: game name -> module defining ``GAME`` (an engine instance).

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from referee.game import Outcome, get_game, parse_rules
+from referee.game import Outcome, get_game, parse_rules, play_out
 from referee.views import observation_message
 
 Chooser = Callable[[Any, Sequence[str]], str]
@@ -25,15 +25,13 @@ def play_local(
     """Play one whole match with one chooser per seat; returns its outcome."""
     game = get_game(game_name)
     parsed = parse_rules(game.Rules, rules)
-    state = game.initial_state(parsed, len(choosers), seed)
-    while to_act := game.to_act(state):
-        for seat in to_act:
-            if seat not in game.to_act(state):
-                continue
-            obs = observation_message(game_name, game.observation(state, seat))
-            legal = [game.encode(a) for a in game.legal_actions(state, seat)]
-            code = choosers[seat](getattr(obs, game_name), legal)
-            state = game.apply(state, seat, game.decode(code))
+
+    def choose(state: Any, seat: int, legal_actions: tuple[Any, ...]) -> Any:
+        obs = observation_message(game_name, game.observation(state, seat))
+        legal = [game.encode(a) for a in legal_actions]
+        return game.decode(choosers[seat](getattr(obs, game_name), legal))
+
+    state, _ = play_out(game, game.initial_state(parsed, len(choosers), seed), choose)
     outcome = game.outcome(state)
     assert outcome is not None
     return outcome

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from referee.game import Event, Game, IllegalAction, Outcome, forfeit_outcome, get_game
+from referee.game import Event, Game, InvalidAction, Outcome, forfeit_outcome, get_game
 from referee.replay import ReplayRecorder
 
 _GRACE = 0.25  # seconds
@@ -194,12 +194,12 @@ class MatchDriver:
                 asked = [await self._ask(to_act[0])]
             else:
                 asked = await asyncio.gather(*(self._ask(seat) for seat in to_act))
-            for seat, (code, status, elapsed) in zip(to_act, asked, strict=True):
+            for seat, (code, action, status, elapsed) in zip(to_act, asked, strict=True):
                 if self.forfeited:
                     break
                 if code is None:  # this seat forfeited
                     continue
-                self.state = game.apply(self.state, seat, game.decode(code))
+                self.state = game.apply(self.state, seat, action)
                 self.recorder.decision(self.decisions, seat, code, elapsed, status)
                 self.decisions += 1
                 await self._publish(game.events(self.state))
@@ -212,9 +212,9 @@ class MatchDriver:
                 self.agents[seat].start(self.spec, seat), self.spec.config.move_seconds
             )
 
-    async def _ask(self, seat: int) -> tuple[str | None, str, float]:
+    async def _ask(self, seat: int) -> tuple[str | None, Any, str, float]:
         """One decision of one seat under the fault policy: (code or None if forfeited,
-        status, seconds taken)."""
+        its action, status, seconds taken)."""
         game, config = self.game, self.spec.config
         legal_actions = game.legal_actions(self.state, seat)
         legal = tuple(game.encode(a) for a in legal_actions)
@@ -251,9 +251,9 @@ class MatchDriver:
         clock.bank = max(0.0, clock.bank - max(0.0, elapsed - config.move_seconds))
         if fault is None:
             if code in legal:
-                return code, "ok", elapsed
+                return code, legal_actions[legal.index(code)], "ok", elapsed
             fault = self._classify_bad_code(code, legal_actions)
-        result = self._apply_policy(seat, fault, legal, elapsed)
+        result = self._apply_policy(seat, fault, legal_actions, elapsed)
         with contextlib.suppress(Exception):
             await self.agents[seat].fault(seat, self.faults[-1], clock.strikes)
         return result
@@ -262,15 +262,15 @@ class MatchDriver:
         shown = code if len(code) <= 40 else code[:40] + "..."
         try:
             action = self.game.decode(code)
-        except IllegalAction as exc:
+        except InvalidAction as exc:
             return SeatFault("malformed", f"{shown!r} is not an action code of this game ({exc})")
         if action in legal_actions:  # a non-canonical spelling of a legal action
             return SeatFault("malformed", f"{shown!r} is not in the canonical form the turn listed")
         return SeatFault("illegal", f"{shown!r} is not legal now")
 
     def _apply_policy(
-        self, seat: int, fault: SeatFault, legal: tuple[str, ...], elapsed: float
-    ) -> tuple[str | None, str, float]:
+        self, seat: int, fault: SeatFault, legal_actions: Sequence[Any], elapsed: float
+    ) -> tuple[str | None, Any, str, float]:
         config = self.spec.config
         record = FaultRecord(seat, fault.kind, fault.reason, self.decisions)
         self.faults.append(record)
@@ -278,10 +278,11 @@ class MatchDriver:
         clock = self.clocks[seat]
         clock.strikes += 1
         if config.fault_policy == "default" and clock.strikes < config.max_strikes:
-            return legal[0], f"default:{fault.kind}", elapsed
+            first = legal_actions[0]
+            return self.game.encode(first), first, f"default:{fault.kind}", elapsed
         if seat not in self.forfeited:
             self.forfeited.append(seat)
-        return None, f"forfeit:{fault.kind}", elapsed
+        return None, None, f"forfeit:{fault.kind}", elapsed
 
     async def _publish(self, events: tuple[Event, ...]) -> None:
         if not events:

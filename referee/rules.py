@@ -4,9 +4,9 @@ describing the options for people and the wire, and serialising them back.
 A game's ``Rules`` is a frozen dataclass whose fields are its options. Field
 types may be ``bool``, ``int``, ``float``, ``str``, ``Literal[...]``, an
 optional of those (``X | None``, text ``none``), or ``tuple[int, ...]`` (text
-``1,2,5`` or ``1-9``). A field's ``metadata["doc"]`` explains it. A class
-attribute ``presets`` maps a preset name to option values applied first
-(option ``preset=NAME``). ``__post_init__`` raises :class:`RulesError` for
+``1,2,5`` or ``1-9``). A field's ``metadata["doc"]`` explains it. It subclasses
+:class:`RuleOptions`, whose class attribute ``presets`` (none by default) maps a preset
+name to option values applied first (option ``preset=NAME``). ``__post_init__`` raises :class:`RulesError` for
 inconsistent combinations.
 """
 
@@ -17,9 +17,18 @@ import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, get_args, get_origin
+from typing import Any, ClassVar, Literal, TypeVar, get_args, get_origin
 
-RulesT = TypeVar("RulesT")
+
+class RuleOptions:
+    """The base of every game's ``Rules`` dataclass: what the option machinery reads
+    besides the fields."""
+
+    __slots__ = ()
+    presets: ClassVar[Mapping[str, Mapping[str, Any]]] = types.MappingProxyType({})
+
+
+RulesT = TypeVar("RulesT", bound=RuleOptions)
 
 
 class RulesError(ValueError):
@@ -132,7 +141,7 @@ def parse_rules(rules_cls: type[RulesT], options: Mapping[str, Any] | None = Non
     values: dict[str, Any] = {}
     preset = options.pop("preset", None)
     if preset is not None:
-        presets: Mapping[str, Mapping[str, Any]] = getattr(rules_cls, "presets", {})
+        presets = rules_cls.presets
         if preset not in presets:
             known = ", ".join(presets) or "none"
             raise RulesError(f"unknown preset {preset!r}; presets: {known}")
@@ -141,8 +150,7 @@ def parse_rules(rules_cls: type[RulesT], options: Mapping[str, Any] | None = Non
     if unknown:
         raise RulesError(
             f"unknown rule option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
-            f"options are: {', '.join(fields)}"
-            + (", preset" if getattr(rules_cls, "presets", None) else "")
+            f"options are: {', '.join(fields)}" + (", preset" if rules_cls.presets else "")
         )
     values.update(options)
     converted = {name: _convert(name, hints[name], raw) for name, raw in values.items()}

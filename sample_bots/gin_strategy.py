@@ -15,7 +15,7 @@ from typing import Any
 
 from referee.botkit import GIN_CARD_POINTS as VALUE
 from referee.botkit import GIN_SUIT_MASK as M13
-from referee.botkit import MatchRandom, card
+from referee.botkit import MatchRandom, card, mask_of
 from referee.botkit import gin_deadwood as deadwood
 
 _rng = MatchRandom()  # reseeded from ARENA_BOT_SEED and the match id at every match
@@ -27,10 +27,7 @@ _EARLY_TURNS = 10
 
 
 def _mask(codes: Iterable[str]) -> int:
-    m = 0
-    for code in codes:
-        m |= 1 << card(code).index
-    return m
+    return mask_of(card(code) for code in codes)
 
 
 def _melds_with(hand: int, c: int) -> bool:

@@ -420,7 +420,7 @@ def null_referee(bots: int, seconds: float) -> dict[str, float]:
 
 
 def engine_playouts(game_name: str, seconds: float) -> float:
-    from referee.game import get_game
+    from referee.game import get_game, play_out
 
     game = get_game(game_name)
     rules = game.Rules()
@@ -430,13 +430,15 @@ def engine_playouts(game_name: str, seconds: float) -> float:
     seed = 0
     deadline = time.perf_counter() + seconds
     start = time.perf_counter()
-    while time.perf_counter() < deadline:
-        state = game.initial_state(rules, seats, seed)
+    while time.perf_counter() < deadline:  # whole matches: the last one may run past it
+        _, played = play_out(
+            game,
+            game.initial_state(rules, seats, seed),
+            lambda state, seat, legal: rng.choice(legal),
+            seats=lambda to_act: to_act[:1],
+        )
         seed += 1
-        while (to_act := game.to_act(state)) and time.perf_counter() < deadline:
-            seat = to_act[0]
-            state = game.apply(state, seat, rng.choice(game.legal_actions(state, seat)))
-            decisions += 1
+        decisions += played
     return decisions / (time.perf_counter() - start)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from arena.cli.common import (
     DEFAULT_DB,
@@ -108,11 +109,11 @@ def replay_verify(
         report.append({"match": name, "ok": not problems, "problems": problems})
         if not as_json:
             if problems:
-                console.print(f"[red]MISMATCH[/] {name}")
+                console.print(f"[red]MISMATCH[/] {escape(name)}")
                 for p in problems:
-                    console.print(f"  {p}")
+                    console.print(f"  {p}", markup=False, highlight=False)
             else:
-                console.print(f"[green]ok[/] {name}")
+                console.print(f"[green]ok[/] {escape(name)}")
     if as_json:
         print_json(report)
     else:

@@ -44,7 +44,7 @@ def games_cmd(as_json: JsonOption = False) -> None:
                 "version": engine.version,
                 "seats": [allowed.start, allowed.stop - 1],
                 "options": [dataclasses.asdict(o) for o in describe_rules(engine.Rules)],
-                "presets": sorted(getattr(engine.Rules, "presets", {})),
+                "presets": sorted(engine.Rules.presets),
             }
         )
     if as_json:

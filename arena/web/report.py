@@ -65,7 +65,7 @@ def gather(store: Store, tournament_id: int) -> Report:
     ordered = store.results_in_order(record.game, record.rules_key, tournament_id)
     seats = {match_id: list(rows) for match_id, rows in ordered}
     report = Report(record, matches, seats)
-    lower = bool(getattr(get_game(record.game), "lower_scores_win", False))
+    lower = get_game(record.game).lower_scores_win
     rated = compute_ratings(ordered, lower_scores_win=lower)
     faults: dict[str, Counter[str]] = defaultdict(Counter)
     for entrant, kind, count in store.db.execute(

@@ -16,9 +16,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
-from referee.cards import STANDARD_DECK, Card, card, shuffled
-from referee.game import Event, IllegalAction, Outcome, chance_rng, ranks_from_scores
-from referee.rules import RulesError, option
+from referee.cards import STANDARD_DECK, Card, card, cards_of, mask_of, shuffled
+from referee.game import Event, GameBase, InvalidAction, Outcome, chance_rng, ranks_from_scores
+from referee.rules import RuleOptions, RulesError, option
 
 __all__ = [
     "GAME",
@@ -82,27 +82,11 @@ def pile_score(scoring: Iterable[Card], penalty: Iterable[Card]) -> int:
     )
 
 
-def _cards_of(mask: int) -> tuple[Card, ...]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(STANDARD_DECK[low.bit_length() - 1])
-        mask ^= low
-    return tuple(out)
-
-
-def _mask_of(cs: Iterable[Card]) -> int:
-    m = 0
-    for c in cs:
-        m |= 1 << c.index
-    return m
-
-
 # --- rules -------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
-class DingoRules:
+class DingoRules(RuleOptions):
     """Dingo's rule options (spec: "Rule option names")."""
 
     deals: int = option(
@@ -367,30 +351,30 @@ class _Table:
 
     def freeze(self) -> DingoState:
         return DingoState(
-            self.rules,
-            self.seed,
-            self.deal_number,
-            self.dealer,
-            self.totals,
-            self.history,
-            tuple(self.hands_l),
-            self.phase,
-            self.step,
-            self.turn,
-            self.actor,
-            self.rank,
-            self.queue,
-            self.turn_played,
-            self.hunt_deck,
-            self.discards,
-            self.discard_mask,
-            self.passes,
-            self.hunts,
-            self.current,
-            self.table,
-            tuple(self.scoring_l),
-            tuple(self.penalty_l),
-            tuple(self.ev),
+            rules=self.rules,
+            seed=self.seed,
+            deal_number=self.deal_number,
+            dealer=self.dealer,
+            totals=self.totals,
+            history=self.history,
+            hands=tuple(self.hands_l),
+            phase=self.phase,
+            step=self.step,
+            turn=self.turn,
+            actor=self.actor,
+            rank=self.rank,
+            queue=self.queue,
+            turn_played=self.turn_played,
+            hunt_deck=self.hunt_deck,
+            discards=self.discards,
+            discard_mask=self.discard_mask,
+            passes=self.passes,
+            hunts=self.hunts,
+            current=self.current,
+            table=self.table,
+            scoring=tuple(self.scoring_l),
+            penalty=tuple(self.penalty_l),
+            events=tuple(self.ev),
         )
 
     def event(
@@ -460,7 +444,7 @@ def _begin_deal(t: _Table, deal_number: int, dealer: int, hands: Sequence[int]) 
         "the hunt deck 2D..KD lies face up, 2D on top",
     )
     for seat in range(SEATS):
-        held = " ".join(c.code for c in _cards_of(hands[seat]))
+        held = " ".join(c.code for c in cards_of(hands[seat]))
         t.event(
             "hand", f"seat {seat} is dealt 10 cards", seat, f"seat {seat} is dealt {held}", (seat,)
         )
@@ -482,7 +466,7 @@ def state_from_hands(
     cs = [tuple(c if isinstance(c, Card) else card(c) for c in h) for h in hands]
     if len(cs) != SEATS or any(len(h) != HAND_SIZE for h in cs):
         raise ValueError("give 4 hands of 10 cards")
-    masks = [_mask_of(h) for h in cs]
+    masks = [mask_of(h) for h in cs]
     if sum(len(h) for h in cs) != 40 or (masks[0] | masks[1] | masks[2] | masks[3]) != DEALT_MASK:
         raise ValueError("the hands must hold each card except 2D..KD exactly once")
     if not 0 <= dealer < SEATS:
@@ -785,7 +769,7 @@ def _is_legal(s: DingoState, seat: int, a: Action) -> bool:
 # --- the engine ----------------------------------------------------------------------------
 
 
-class DingoGame:
+class DingoGame(GameBase[DingoState, Action, DingoRules]):
     """The Dingo engine (see the module docstring)."""
 
     name: ClassVar[str] = "dingo"
@@ -818,16 +802,10 @@ class DingoGame:
             return (*_actions(hand & WOLVES[s.rank], _WOLF), DECLINE)
         return (PLAY_ACE_RABBIT, DECLINE)
 
-    def apply(self, s: DingoState, seat: int, a: Action | str) -> DingoState:
-        action = self.decode(a) if isinstance(a, str) else a
-        if s.phase == OVER:
-            raise IllegalAction("the match is over")
-        if seat != s.actor:
-            raise IllegalAction(
-                f"it is seat {s.actor}'s turn ({self._phase_name(s)}), not seat {seat}'s"
-            )
-        if not _is_legal(s, seat, action):
-            raise IllegalAction(self._why_illegal(s, seat, action))
+    def _is_legal(self, s: DingoState, seat: int, a: Action) -> bool:
+        return s.phase != OVER and seat == s.actor and _is_legal(s, seat, a)
+
+    def _transition(self, s: DingoState, seat: int, action: Action) -> DingoState:
         t = _Table(s)
         c = action.card
         if s.phase == DISCARD:
@@ -868,6 +846,10 @@ class DingoGame:
         )
 
     def _why_illegal(self, s: DingoState, seat: int, a: Action) -> str:
+        if s.phase == OVER:
+            return "the match is over"
+        if seat != s.actor:
+            return f"it is seat {s.actor}'s turn ({self._phase_name(s)}), not seat {seat}'s"
         hand = s.hands[seat]
         held = a.card is not None and bool(hand & (1 << a.card.index))
         if s.phase == DISCARD:
@@ -889,12 +871,6 @@ class DingoGame:
             return f"you do not hold {a.card}"
         return f"only a {what} may be played now"
 
-    def observation(self, s: DingoState, seat: int) -> DingoView:
-        return self._view(s, seat)
-
-    def public_view(self, s: DingoState) -> DingoView:
-        return self._view(s, -1)
-
     def _view(self, s: DingoState, seat: int) -> DingoView:
         passes = tuple(
             PassView(step, f, to, c if seat in (f, to) else None) for step, f, to, c in s.passes
@@ -909,7 +885,7 @@ class DingoGame:
             phase=self._phase_name(s),
             step=s.step if s.phase in (DISCARD, PASS) else 0,
             hunt_rank=s.rank,
-            hand=_cards_of(s.hands[seat]) if seat >= 0 else (),
+            hand=cards_of(s.hands[seat]) if seat >= 0 else (),
             hand_sizes=tuple(m.bit_count() for m in s.hands),
             hunt_deck=s.hunt_deck,
             discards=s.discards,
@@ -922,12 +898,6 @@ class DingoGame:
             totals=s.totals,
             deal_history=s.history,
         )
-
-    def events(self, s: DingoState) -> tuple[Event, ...]:
-        return s.events
-
-    def outcome(self, s: DingoState) -> Outcome | None:
-        return self.standings(s) if s.phase == OVER else None
 
     def standings(self, s: DingoState) -> Outcome:
         scores = list(s.totals)
@@ -959,7 +929,7 @@ class DingoGame:
         if found is not None:
             return found
         shown = repr(code[:40]) if isinstance(code, str) else repr(code)
-        raise IllegalAction(
+        raise InvalidAction(
             f"{shown} is not a dingo action: use 'discard <card>', 'pass <card>', "
             "'wolf <card>', 'decline' or 'ace rabbit' (cards like 7C, TS, AH)"
         )

@@ -27,8 +27,8 @@ from functools import cache, lru_cache
 from typing import Any, ClassVar, Literal
 
 from referee.cards import JACK, Card, Suit, make_deck, shuffled
-from referee.game import Event, IllegalAction, Outcome, chance_rng, ranks_from_scores
-from referee.rules import RulesError, option
+from referee.game import Event, GameBase, InvalidAction, Outcome, chance_rng, ranks_from_scores
+from referee.rules import RuleOptions, RulesError, option
 
 __all__ = [
     "GAME",
@@ -82,7 +82,7 @@ SHAPES: dict[str, _Shape] = {
 
 
 @dataclass(frozen=True, slots=True)
-class GolfRules:
+class GolfRules(RuleOptions):
     """Every rule option of golf.md with its default."""
 
     variant: Literal["six", "eight", "ten", "nine", "four_face_down", "four_in_hand"] = option(
@@ -687,7 +687,7 @@ def _rules_view(rules: GolfRules, decks: int) -> GolfRulesView:
 # ---------------------------------------------------------------------------- engine
 
 
-class Golf:
+class Golf(GameBase[GolfState, GolfAction, GolfRules]):
     """The golf engine (see the module docstring)."""
 
     name: ClassVar[str] = "golf"
@@ -747,7 +747,7 @@ class Golf:
         found = _ACTIONS.get(code) if isinstance(code, str) and len(code) <= 16 else None
         if found is None:
             shown = repr(code[:40]) if isinstance(code, str) else repr(type(code))
-            raise IllegalAction(
+            raise InvalidAction(
                 f"{shown} is not a golf action code: use 'flip N', 'peek N', 'draw stock', "
                 "'draw discard', 'swap N', 'discard' or 'knock' (N = position, 0 top-left, "
                 "row-major)"
@@ -756,9 +756,10 @@ class Golf:
 
     # -- transitions
 
-    def apply(self, s: GolfState, seat: int, a: GolfAction) -> GolfState:
-        if a not in self.legal_actions(s, seat):
-            raise IllegalAction(_why_illegal(s, seat, a))
+    def _why_illegal(self, s: GolfState, seat: int, a: GolfAction) -> str:
+        return _why_illegal(s, seat, a)
+
+    def _transition(self, s: GolfState, seat: int, a: GolfAction) -> GolfState:
         if a.kind == "flip":
             return _flip(s, seat, a.pos)
         if a.kind == "peek":
@@ -775,17 +776,8 @@ class Golf:
 
     # -- views
 
-    def observation(self, s: GolfState, seat: int) -> GolfView:
+    def _view(self, s: GolfState, seat: int) -> GolfView:
         return _view(s, seat)
-
-    def public_view(self, s: GolfState) -> GolfView:
-        return _view(s, -1)
-
-    def events(self, s: GolfState) -> tuple[Event, ...]:
-        return s.events
-
-    def outcome(self, s: GolfState) -> Outcome | None:
-        return self.standings(s) if s.phase == "over" else None
 
     def standings(self, s: GolfState) -> Outcome:
         details = {
@@ -866,7 +858,9 @@ def _next_opening(s: GolfState, seat: int, events: list[Event]) -> GolfState:
 def _flip(s: GolfState, seat: int, pos: int) -> GolfState:
     c = s.cells[seat][pos]
     assert c is not None
-    events = [Event("flip", f"seat {seat} turns up {c.code} at position {pos}", seat, hand=s.hole + 1)]
+    events = [
+        Event("flip", f"seat {seat} turns up {c.code} at position {pos}", seat, hand=s.hole + 1)
+    ]
     s = dataclasses.replace(s, face_up=_set(s.face_up, seat, s.face_up[seat] | 1 << pos))
     s = _remove_completed(s, seat, pos, events)
     return _next_opening(s, seat, events)
@@ -894,7 +888,9 @@ def _peek(s: GolfState, seat: int, pos: int) -> GolfState:
 def _draw(s: GolfState, seat: int, from_discard: bool) -> GolfState:
     if from_discard:
         c = s.discard[-1]
-        ev = Event("draw", f"seat {seat} takes {c.code} from the discard pile", seat, hand=s.hole + 1)
+        ev = Event(
+            "draw", f"seat {seat} takes {c.code} from the discard pile", seat, hand=s.hole + 1
+        )
         return dataclasses.replace(
             s, discard=s.discard[:-1], holding=c, from_discard=True, phase="place", events=(ev,)
         )

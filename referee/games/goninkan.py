@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, ClassVar
 
-from referee.cards import JOKER, STANDARD_DECK, Card, Suit, card, shuffled
-from referee.game import Event, IllegalAction, Outcome, chance_rng, ranks_from_scores
-from referee.rules import RulesError, option
+from referee.cards import JOKER, STANDARD_DECK, Card, Suit, card, cards_of, mask_of, shuffled
+from referee.game import Event, GameBase, InvalidAction, Outcome, chance_rng, ranks_from_scores
+from referee.rules import RuleOptions, RulesError, option
 
 __all__ = [
     "DECK",
@@ -118,22 +118,6 @@ def draw_key(c: Card) -> int:
     return card_strength(c) * 4 + _DRAW_SUIT_ORDER[c.suit]
 
 
-def _cards(mask: int) -> tuple[Card, ...]:
-    out: list[Card] = []
-    while mask:
-        low = mask & -mask
-        out.append(CARD_AT[low.bit_length() - 1])
-        mask ^= low
-    return tuple(out)
-
-
-def _mask(cs: Sequence[Card]) -> int:
-    m = 0
-    for c in cs:
-        m |= 1 << c.index
-    return m
-
-
 # ---------------------------------------------------------------------------------------------
 # Action codes: short text, precomputed. An action is its canonical code string.
 
@@ -196,7 +180,7 @@ def _normalize(code: str) -> str | None:
 
 
 @dataclass(frozen=True, slots=True)
-class GoninkanRules:
+class GoninkanRules(RuleOptions):
     """Rule options of goninkan."""
 
     yaku_count: int = option(
@@ -440,22 +424,15 @@ class State:
         return self.rnd.joker_role if self.deal == 2 else self.rnd.ace_role
 
 
-_STATE_FIELDS = tuple(f.name for f in dataclasses.fields(State))
 _ROUND_FIELDS = frozenset(f.name for f in dataclasses.fields(Round))
-_new = object.__new__
-_set = object.__setattr__
 
 
 def evolve(s: State, **changes: Any) -> State:
-    """A copy of ``s`` with some fields changed, fields of ``s.rnd`` included (faster than
-    ``dataclasses.replace``, which matters on the per-card path)."""
+    """``dataclasses.replace`` of ``s`` where the fields of ``s.rnd`` may be named too."""
     round_changes = {k: changes.pop(k) for k in [k for k in changes if k in _ROUND_FIELDS]}
     if round_changes:
         changes["rnd"] = dataclasses.replace(s.rnd, **round_changes)
-    out = _new(State)
-    for name in _STATE_FIELDS:
-        _set(out, name, changes[name] if name in changes else getattr(s, name))
-    return out
+    return dataclasses.replace(s, **changes)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -483,7 +460,7 @@ def _hands_from_spec(spec: Sequence[str | Sequence[Card]]) -> tuple[int, ...]:
         cs = tuple(card(x) for x in h.split()) if isinstance(h, str) else tuple(h)
         if len(cs) not in (0, HAND_SIZE):
             raise ValueError(f"scripted hand of seat {seat} has {len(cs)} cards, not 10 (or 0)")
-        hands.append(_mask(cs))
+        hands.append(mask_of(cs))
     total = 0
     for m in hands:
         total |= m
@@ -638,7 +615,7 @@ def _start_deal(s: State, deal: int, ev: list[Event]) -> State:
                 f"seat {seat} receives 10 cards",
                 seat=seat,
                 private_text=f"seat {seat} receives "
-                + " ".join(c.code for c in _cards(hands[seat])),
+                + " ".join(c.code for c in cards_of(hands[seat])),
                 visible_to=frozenset((seat,)),
                 hand=hand_no,
             )
@@ -703,7 +680,7 @@ def _form_team(s: State, ev: list[Event]) -> State:
         kankei = 1 << holder | 1 << partner | 1 << s.dealer
         rng = chance_rng(s.seed, s.hand_no, "exchange")
         key_i = rng.choice((ace_i, JOKER_I))
-        back = rng.choice(_cards(hands[partner]))
+        back = rng.choice(cards_of(hands[partner]))
         hands[holder] = hands[holder] & ~(1 << key_i) | 1 << back.index
         hands[partner] = hands[partner] & ~(1 << back.index) | 1 << key_i
         exchange_key, exchange_back = CARD_AT[key_i], back
@@ -783,15 +760,26 @@ def _play(s: State, seat: int, ci: int, named: int) -> State:
         what = f"plays {c.code}"
     ev.append(Event("play", f"seat {seat} {what}", seat=seat, hand=s.hand_no))
     if len(trick) < PLAYERS:
-        return evolve(
-            s,
+        # Keyword construction, not evolve (dataclasses.replace): this runs for most cards,
+        # and replace costs several times as much.
+        return State(
+            rnd=s.rnd,
+            deal=s.deal,
+            hand_no=s.hand_no,
+            trump=s.trump,
             hands=tuple(hands),
+            phase=s.phase,
+            actor=_next_seat(s, seat),
+            trick_no=s.trick_no,
+            leader=leader,
             trick=trick,
             trick_seats=trick_seats,
             led=led,
             named=named if len(trick) == 1 else s.named,
-            leader=leader,
-            actor=_next_seat(s, seat),
+            tricks=s.tricks,
+            honours=s.honours,
+            declared=s.declared,
+            shown=s.shown,
             events=tuple(ev),
         )
     s = _finish_trick(s, tuple(hands), trick, trick_seats, led, leader, ev)
@@ -998,11 +986,12 @@ def _finish_round(s: State, ev: list[Event]) -> State:
 _ACTOR = tuple((i,) for i in range(SEATS))
 
 
-class GoninkanGame:
+class GoninkanGame(GameBase[State, str, GoninkanRules]):
     """The goninkan engine (see the module docstring)."""
 
     name: ClassVar[str] = "goninkan"
-    version: ClassVar[int] = 1
+    # 2: the first-dealer draw's event says hand 1, not 0 (EventNotice.hand is 1-based).
+    version: ClassVar[int] = 2
     Rules = GoninkanRules
 
     def seats(self, rules: GoninkanRules) -> range:
@@ -1037,103 +1026,94 @@ class GoninkanGame:
             return LEAD_CODES
         if phase == SHOW:
             return tuple(
-                sorted(_show_code(a, b) for a, b in combinations(_cards(s.hands[seat]), 2))
+                sorted(_show_code(a, b) for a, b in combinations(cards_of(s.hands[seat]), 2))
             )
         if phase == TRUMP:
             return TRUMP_CODE
         return SIXTEEN_CODES
 
-    def apply(self, s: State, seat: int, a: str) -> State:
-        if s.phase == OVER:
-            raise IllegalAction("the match is over")
-        if seat != s.actor:
-            raise IllegalAction(f"it is not seat {seat}'s turn: seat {s.actor} is to act")
+    def _is_legal(self, s: State, seat: int, a: str) -> bool:
         spec = _ACTIONS.get(a)
-        if spec is None:
-            raise IllegalAction(f"{a!r} is not a goninkan action code; {_GRAMMAR}")
+        if s.phase == OVER or seat != s.actor or spec is None:
+            return False
         kind, x, y = spec
         phase = s.phase
-        ev: list[Event] = []
-        if phase == PLAY and kind in (_PLAY, _PLAY_JOKER_NAMED):
+        if phase == PLAY:
             leading_joker = x == JOKER_I and not s.trick
-            if _legal_mask(s, seat) >> x & 1 and (kind == _PLAY_JOKER_NAMED) == leading_joker:
-                return _play(s, seat, x, y)
-        elif phase == LEAD_CHOICE and kind in (_LEAD, _PARTNER_LEADS):
-            leader = s.ace_role if kind == _LEAD else s.joker_role
-            ev.append(
-                Event(
-                    "lead_choice",
-                    f"seat {seat} chooses {a!r}: seat {leader} leads trick 1",
-                    seat=seat,
-                    hand=s.hand_no,
-                )
+            return (
+                kind in (_PLAY, _PLAY_JOKER_NAMED)
+                and bool(_legal_mask(s, seat) >> x & 1)
+                and (kind == _PLAY_JOKER_NAMED) == leading_joker
             )
-            return evolve(s, phase=PLAY, actor=leader, leader=leader, events=tuple(ev))
-        elif phase == SHOW and kind == _SHOW:
+        if phase == LEAD_CHOICE:
+            return kind in (_LEAD, _PARTNER_LEADS)
+        if phase == SHOW:
             pair = 1 << x | 1 << y
-            if s.hands[seat] & pair == pair:
-                shown = (CARD_AT[x], CARD_AT[y])
-                to = s.chooser()
-                ev.append(
-                    Event(
-                        "show",
-                        f"seat {seat} shows two cards face down to seat {to}",
-                        seat=seat,
-                        private_text=f"seat {seat} shows {a[5:]} to seat {to}",
-                        visible_to=frozenset((seat, to)),
-                        hand=s.hand_no,
-                    )
-                )
-                return evolve(
-                    s,
-                    shown=shown,
-                    phase=TRUMP,
-                    actor=to,
-                    events=tuple(ev),
-                )
-        elif phase == TRUMP and kind == _TRUMP:
-            ev.append(
-                Event(
-                    "trump",
-                    f"seat {seat} names {SUIT_NAMES[x]} as trump and leads",
-                    seat=seat,
-                    hand=s.hand_no,
-                )
-            )
-            return evolve(s, trump=x, phase=PLAY, actor=seat, leader=seat, events=tuple(ev))
-        elif phase == SIXTEEN and kind in (_SIXTEEN, _NO_SIXTEEN):
-            kankei_side = s.is_kankei(seat)
-            name = "sixteen" if kankei_side else "reverse sixteen"
-            if kind == _SIXTEEN:
-                ev.append(
-                    Event("declare", f"seat {seat} declares {name}", seat=seat, hand=s.hand_no)
-                )
-                declared = SIXTEEN_DECLARED if kankei_side else REVERSE_SIXTEEN_DECLARED
-                return evolve(s, declared=declared, phase=PLAY, events=tuple(ev))
-            ev.append(
-                Event("declare", f"seat {seat} does not declare {name}", seat=seat, hand=s.hand_no)
-            )
-            s = _finish_deal(s, SKUNK if kankei_side else REVERSE_SKUNK, ev)
-            return evolve(s, events=tuple(ev))
+            return kind == _SHOW and s.hands[seat] & pair == pair
+        if phase == TRUMP:
+            return kind == _TRUMP
+        return phase == SIXTEEN and kind in (_SIXTEEN, _NO_SIXTEEN)
+
+    def _why_illegal(self, s: State, seat: int, a: str) -> str:
+        if s.phase == OVER:
+            return "the match is over"
+        if seat != s.actor:
+            return f"it is not seat {seat}'s turn: seat {s.actor} is to act"
+        if a not in _ACTIONS:
+            return f"{a!r} is not a goninkan action code; {_GRAMMAR}"
         legal = self.legal_actions(s, seat)
-        raise IllegalAction(
+        return (
             f"{a!r} is not legal for seat {seat} now ({PHASE_NAMES[s.phase]}); legal: "
             + ", ".join(legal)
         )
 
-    def observation(self, s: State, seat: int) -> GoninkanView:
+    def _transition(self, s: State, seat: int, a: str) -> State:
+        kind, x, y = _ACTIONS[a]
+        phase = s.phase
+        if phase == PLAY:
+            return _play(s, seat, x, y)
+        if phase == LEAD_CHOICE:
+            leader = s.ace_role if kind == _LEAD else s.joker_role
+            event = Event(
+                "lead_choice",
+                f"seat {seat} chooses {a!r}: seat {leader} leads trick 1",
+                seat=seat,
+                hand=s.hand_no,
+            )
+            return evolve(s, phase=PLAY, actor=leader, leader=leader, events=(event,))
+        if phase == SHOW:
+            to = s.chooser()
+            event = Event(
+                "show",
+                f"seat {seat} shows two cards face down to seat {to}",
+                seat=seat,
+                private_text=f"seat {seat} shows {a[5:]} to seat {to}",
+                visible_to=frozenset((seat, to)),
+                hand=s.hand_no,
+            )
+            shown = (CARD_AT[x], CARD_AT[y])
+            return evolve(s, shown=shown, phase=TRUMP, actor=to, events=(event,))
+        if phase == TRUMP:
+            event = Event(
+                "trump",
+                f"seat {seat} names {SUIT_NAMES[x]} as trump and leads",
+                seat=seat,
+                hand=s.hand_no,
+            )
+            return evolve(s, trump=x, phase=PLAY, actor=seat, leader=seat, events=(event,))
+        # the sixteen declaration
+        kankei_side = s.is_kankei(seat)
+        name = "sixteen" if kankei_side else "reverse sixteen"
+        if kind == _SIXTEEN:
+            event = Event("declare", f"seat {seat} declares {name}", seat=seat, hand=s.hand_no)
+            declared = SIXTEEN_DECLARED if kankei_side else REVERSE_SIXTEEN_DECLARED
+            return evolve(s, declared=declared, phase=PLAY, events=(event,))
+        ev = [Event("declare", f"seat {seat} does not declare {name}", seat=seat, hand=s.hand_no)]
+        s = _finish_deal(s, SKUNK if kankei_side else REVERSE_SKUNK, ev)
+        return evolve(s, events=tuple(ev))
+
+    def _view(self, s: State, seat: int) -> GoninkanView:
         return _view(s, seat)
-
-    def public_view(self, s: State) -> GoninkanView:
-        return _view(s, -1)
-
-    def events(self, s: State) -> tuple[Event, ...]:
-        return s.events
-
-    def outcome(self, s: State) -> Outcome | None:
-        if s.phase != OVER:
-            return None
-        return self.standings(s)
 
     def standings(self, s: State) -> Outcome:
         """Totals of the finished trump rounds (a round in progress does not count)."""
@@ -1165,17 +1145,14 @@ class GoninkanGame:
         # one sixteen decision.
         return rules.yaku_count * ((1 + 50) + 2 * (2 + 50 + 1))
 
-    def encode(self, a: str) -> str:
-        return a
-
     def decode(self, code: str) -> str:
         if not isinstance(code, str) or len(code) > 40:
-            raise IllegalAction(f"not a goninkan action code; {_GRAMMAR}")
+            raise InvalidAction(f"not a goninkan action code; {_GRAMMAR}")
         if code in _ACTIONS:
             return code
         canonical = _normalize(code)
         if canonical is None or canonical not in _ACTIONS:
-            raise IllegalAction(f"{code!r} is not a goninkan action code; {_GRAMMAR}")
+            raise InvalidAction(f"{code!r} is not a goninkan action code; {_GRAMMAR}")
         return canonical
 
 
@@ -1211,7 +1188,7 @@ def _view(s: State, seat: int) -> GoninkanView:
         double_kankei=s.double,
         kankei_target=target,
         mukankei_target=17 - target,
-        hand=_cards(s.hands[seat]) if own else (),
+        hand=cards_of(s.hands[seat]) if own else (),
         hand_sizes=tuple(h.bit_count() for h in s.hands),
         shown_cards=shown,
         exchange_gave=gave,

@@ -157,7 +157,7 @@ class RefereeServicer:
                         )
                         for o in describe_rules(engine.Rules)
                     ],
-                    presets=sorted(getattr(engine.Rules, "presets", {})),
+                    presets=sorted(engine.Rules.presets),
                 )
             )
         return pb.ListGamesResponse(games=games)

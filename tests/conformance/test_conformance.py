@@ -64,7 +64,7 @@ def test_same_seed_same_match(mod: ModuleType, case: harness.Case) -> None:
 
 
 @pytest.mark.parametrize("mod", MODULES, ids=lambda m: m.GAME)
-def test_garbage_codes_are_illegal(mod: ModuleType) -> None:
+def test_garbage_codes_are_invalid(mod: ModuleType) -> None:
     harness.check_garbage_codes(mod.GAME)
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 import pytest
 
 from referee.cards import Card, Suit, card, cards
-from referee.game import IllegalAction, RulesError, parse_rules
+from referee.game import IllegalAction, InvalidAction, RulesError, parse_rules
 from referee.games.dingo import (
     DEALT_CARDS,
     GAME,
@@ -619,7 +619,7 @@ def test_codes_round_trip_and_passing_a_card_differs_from_declining() -> None:
     assert GAME.decode("pass QS") != GAME.decode("decline")
     assert GAME.encode(GAME.decode(" Wolf  10s ")) == "wolf TS"
     for junk in ("pass", "discard", "wolf 5D", "discard 2D", "play 5H", "ace", "x" * 500):
-        with pytest.raises(IllegalAction):
+        with pytest.raises(InvalidAction):
             GAME.decode(junk)
 
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from referee.cards import STANDARD_DECK, Card, card, cards
-from referee.game import IllegalAction, RulesError, chance_rng, parse_rules
+from referee.cards import STANDARD_DECK, Card, card, cards, cards_of, mask_of
+from referee.game import IllegalAction, InvalidAction, RulesError, chance_rng, parse_rules
 from referee.games.gin_rummy import (
     GAME,
     GinRummyRules,
@@ -103,19 +103,19 @@ def test_deck_is_52_cards_without_jokers() -> None:
 
 def test_sets_of_three_or_four_and_runs_of_three_or_more_are_melds() -> None:
     # The source's examples: 10D 10S 10C is a set, JD QD KD a run.
-    assert M.deadwood(M.mask_of(cards("TD TS TC"))) == 0
-    assert M.deadwood(M.mask_of(cards("JD QD KD"))) == 0
-    assert M.deadwood(M.mask_of(cards("7C 7D 7H"))) == 0
-    assert M.deadwood(M.mask_of(cards("7C 7D 7H 7S"))) == 0
-    assert M.deadwood(M.mask_of(cards("4H 5H 6H 7H 8H"))) == 0
-    assert M.deadwood(M.mask_of(cards("7C 7D"))) == 14
-    assert M.deadwood(M.mask_of(cards("4H 5H 6D"))) == 15  # a run is one suit
+    assert M.deadwood(mask_of(cards("TD TS TC"))) == 0
+    assert M.deadwood(mask_of(cards("JD QD KD"))) == 0
+    assert M.deadwood(mask_of(cards("7C 7D 7H"))) == 0
+    assert M.deadwood(mask_of(cards("7C 7D 7H 7S"))) == 0
+    assert M.deadwood(mask_of(cards("4H 5H 6H 7H 8H"))) == 0
+    assert M.deadwood(mask_of(cards("7C 7D"))) == 14
+    assert M.deadwood(mask_of(cards("4H 5H 6D"))) == 15  # a run is one suit
 
 
 def test_ace_is_low_a23_is_a_run_qka_is_not_and_runs_do_not_wrap() -> None:
-    assert M.deadwood(M.mask_of(cards("AC 2C 3C"))) == 0
-    assert M.deadwood(M.mask_of(cards("QC KC AC"))) == 21
-    assert M.deadwood(M.mask_of(cards("KC AC 2C"))) == 13
+    assert M.deadwood(mask_of(cards("AC 2C 3C"))) == 0
+    assert M.deadwood(mask_of(cards("QC KC AC"))) == 21
+    assert M.deadwood(mask_of(cards("KC AC 2C"))) == 13
     # In play: with Q-K-A of clubs the hand cannot knock; with A-2-3 it can.
     s = start("QC KC AC 4D 5D 6D 7H 8H 9H 2S", "3S 5S 7S 9S JD KD 2H 4C 6C 8C", "JH", "TD")
     s = both_pass(s)
@@ -128,9 +128,9 @@ def test_ace_is_low_a23_is_a_run_qka_is_not_and_runs_do_not_wrap() -> None:
 def test_a_card_belongs_to_at_most_one_meld_and_deadwood_is_the_least_arrangement() -> None:
     # 7H can serve the set or the run, not both: best is the run 5H-7H plus 7C 7D (14)
     # or the set 7C 7D 7H plus 5H 6H (11): 11.
-    assert M.deadwood(M.mask_of(cards("7C 7D 7H 5H 6H"))) == 11
+    assert M.deadwood(mask_of(cards("7C 7D 7H 5H 6H"))) == 11
     # With 8H too, 5H-8H as a run and 7C 7D left (14) vs the set and 5H 6H 8H (19): 14.
-    assert M.deadwood(M.mask_of(cards("7C 7D 7H 5H 6H 8H"))) == 14
+    assert M.deadwood(mask_of(cards("7C 7D 7H 5H 6H 8H"))) == 14
 
 
 def test_meld_search_matches_brute_force_on_meld_rich_hands() -> None:
@@ -154,9 +154,9 @@ def test_meld_search_matches_brute_force_on_meld_rich_hands() -> None:
 
     for _ in range(150):
         hand = rng.sample(small, 10)
-        assert M.deadwood(M.mask_of(hand)) == brute(hand), hand
+        assert M.deadwood(mask_of(hand)) == brute(hand), hand
         eleven = rng.sample(small, 11)
-        for idx, dead in M.discard_deadwoods(M.mask_of(eleven)):
+        for idx, dead in M.discard_deadwoods(mask_of(eleven)):
             rest = [c for c in eleven if c.index != idx]
             assert dead == brute(rest)
 
@@ -222,14 +222,14 @@ def test_showdown_matches_brute_force_on_meld_rich_deals() -> None:
                 for own in _brute_arrangements(defender)
             )
             best_d = max(best_d, d)
-        sd = M.showdown(M.mask_of(knocker), M.mask_of(defender), True)
+        sd = M.showdown(mask_of(knocker), mask_of(defender), True)
         assert M.mask_value(sd.knocker_deadwood) == k_dead
         assert M.mask_value(sd.defender_deadwood) == best_d
         # What was laid down is consistent: melds are melds, layoffs extend them validly.
         for m, lay in zip(sd.knocker_melds, sd.layoffs, strict=True):
-            assert _is_meld(M.cards_of(m | lay))
+            assert _is_meld(cards_of(m | lay))
         for m in sd.defender_melds:
-            assert _is_meld(M.cards_of(m))
+            assert _is_meld(cards_of(m))
 
 
 def _is_meld(group: Sequence[Card]) -> bool:
@@ -855,7 +855,7 @@ def test_codes_decode_and_garbage_is_refused() -> None:
     assert GAME.decode("  Knock   10h ") == "knock TH"
     assert GAME.decode("Take Upcard") == "take upcard"
     for junk in ("", "discard", "discard ZZ", "knock JK", "gin 1X", "\x00", "x" * 5000):
-        with pytest.raises(IllegalAction):
+        with pytest.raises(InvalidAction):
             GAME.decode(junk)
     s = GAME.initial_state(rules(), 2, 1)
     for seat in GAME.to_act(s):

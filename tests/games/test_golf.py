@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from referee.cards import Card, card, cards
-from referee.game import IllegalAction, RulesError, parse_rules
+from referee.game import IllegalAction, InvalidAction, RulesError, parse_rules
 from referee.games.golf import (
     GAME,
     GolfRules,
@@ -745,7 +745,7 @@ def test_illegal_actions_are_refused_with_a_reason() -> None:
 
 @pytest.mark.parametrize("code", ["", "flip", "flip 10", "swap -1", "draw", "Discard", "x" * 999])
 def test_malformed_codes_are_rejected(code: str) -> None:
-    with pytest.raises(IllegalAction, match="not a golf action code"):
+    with pytest.raises(InvalidAction, match="not a golf action code"):
         GAME.decode(code)
 
 

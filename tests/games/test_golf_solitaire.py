@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from referee.cards import card, cards
-from referee.game import IllegalAction, RulesError, get_game, parse_rules
+from referee.game import IllegalAction, InvalidAction, RulesError, get_game, parse_rules
 from referee.games.golf_solitaire import GAME
 from referee.games.golf_solitaire.deals import Deal, hole_deal, pysol_deal, pysol_deal_order
 from referee.games.golf_solitaire.engine import GolfSolitaireState
@@ -460,8 +460,8 @@ def test_defaults_follow_the_spec() -> None:
 
 
 @pytest.mark.parametrize("code", ["play 7", "play", "Stock", "play -1", "draw", "play 01"])
-def test_malformed_codes_are_illegal(code: str) -> None:
-    with pytest.raises(IllegalAction):
+def test_malformed_codes_are_invalid(code: str) -> None:
+    with pytest.raises(InvalidAction):
         GAME.decode(code)
 
 

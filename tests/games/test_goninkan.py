@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import pytest
 
 from referee.cards import card
-from referee.game import Event, IllegalAction, RulesError, get_game, parse_rules
+from referee.game import Event, IllegalAction, InvalidAction, RulesError, get_game, parse_rules
 from referee.games.goninkan import (
     DECK,
     GAME,
@@ -829,7 +829,7 @@ def test_codes_decode_loosely_written_and_reject_garbage() -> None:
     assert GAME.decode("play jk name h") == "play JK name H"
     assert GAME.decode(" partner   leads ") == "partner leads"
     for junk in ("", "play 2C", "play ZZ", "trump X", "show AC AC", "lead now", "\x00", "x" * 99):
-        with pytest.raises(IllegalAction):
+        with pytest.raises(InvalidAction):
             GAME.decode(junk)
 
 

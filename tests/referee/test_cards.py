@@ -4,8 +4,21 @@ import pickle
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from referee.cards import JOKER, STANDARD_DECK, CardCodeError, card, cards, make_deck, shuffled
+from referee.cards import (
+    JOKER,
+    STANDARD_DECK,
+    Card,
+    CardCodeError,
+    card,
+    cards,
+    cards_of,
+    make_deck,
+    mask_of,
+    shuffled,
+)
 
 
 def test_codes_round_trip_for_every_card() -> None:
@@ -33,3 +46,14 @@ def test_deck_composition_and_seeded_shuffle() -> None:
     assert len(deck) == 108 and deck.count(JOKER) == 4 and deck.count(card("7C")) == 2
     assert shuffled(deck, random.Random(5)) == shuffled(deck, random.Random(5))
     assert sorted(shuffled(deck, random.Random(5))) == sorted(deck)
+
+
+_ALL_CARDS = (*STANDARD_DECK, JOKER)
+
+
+@given(st.sets(st.sampled_from(_ALL_CARDS)))
+def test_card_masks_round_trip_in_index_order(held: set[Card]) -> None:
+    mask = mask_of(held)
+    assert mask.bit_count() == len(held)
+    assert cards_of(mask) == tuple(sorted(held, key=lambda c: c.index))
+    assert mask_of(cards_of(mask)) == mask

@@ -6,6 +6,7 @@ from typing import ClassVar, Literal
 import pytest
 
 from referee.rules import (
+    RuleOptions,
     RulesError,
     describe_rules,
     option,
@@ -16,7 +17,7 @@ from referee.rules import (
 
 
 @dataclass(frozen=True)
-class ToyRules:
+class ToyRules(RuleOptions):
     presets: ClassVar[dict[str, dict[str, object]]] = {"short": {"limit": 5, "flag": True}}
     limit: int = option(10, "a limit")
     variant: Literal["six", "nine"] = option("six", "the variant")

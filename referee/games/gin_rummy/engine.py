@@ -9,14 +9,15 @@ opponents in turn); ``table`` plays the hand at a table. Chance comes only from
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from referee.cards import STANDARD_DECK, Card, CardCodeError, card
-from referee.game import Event, IllegalAction, Outcome, chance_rng, ranks_from_scores
-from referee.games.gin_rummy.melds import VALUE, bits, cards_of
+from referee.cards import STANDARD_DECK, Card, CardCodeError, card, cards_of
+from referee.game import Event, GameBase, InvalidAction, Outcome, chance_rng, ranks_from_scores
+from referee.games.gin_rummy.melds import VALUE, bits
 from referee.games.gin_rummy.rules import GinRummyRules
 from referee.games.gin_rummy.table import (
     ACTIONS,
@@ -235,20 +236,20 @@ def new_match(
     scripted = tuple(_deck_indices(d) for d in decks)
     tables, deal_evs, scripted = _deal_hand(rules, seed, hand_number, dealer, scripted)
     return GinRummyState(
-        rules,
-        seed,
-        hand_number,
-        dealer,
-        tables,
-        run_scores,
-        run_wins,
-        (),
-        (),
-        (),
-        False,
-        "",
-        (*evs, *deal_evs),
-        scripted,
+        rules=rules,
+        seed=seed,
+        hand_number=hand_number,
+        dealer=dealer,
+        tables=tables,
+        scores=run_scores,
+        wins=run_wins,
+        history=(),
+        last_hand=(),
+        last_points=(),
+        over=False,
+        end_reason="",
+        events=(*evs, *deal_evs),
+        scripted=scripted,
     )
 
 
@@ -339,39 +340,32 @@ def _end_hand(s: GinRummyState, tables: tuple[Table, ...], evs: list[Event]) -> 
         text = f"match over: {why}; final totals with bonuses: {final}"
         evs.append(event("match_over", text, hand_no))
         # The final state keeps the last hand's tables, so it keeps that hand's dealer too.
-        return GinRummyState(
-            rules,
-            s.seed,
-            hand_no,
-            s.dealer,
-            tables,
-            scores,
-            wins,
-            history,
-            results,
-            tuple(points),
-            True,
-            reason,
-            tuple(evs),
-            s.scripted,
+        return dataclasses.replace(
+            s,
+            tables=tables,
+            scores=scores,
+            wins=wins,
+            history=history,
+            last_hand=results,
+            last_points=tuple(points),
+            over=True,
+            end_reason=reason,
+            events=tuple(evs),
         )
     nxt, deal_evs, scripted = _deal_hand(rules, s.seed, hand_no + 1, dealer, s.scripted)
     evs += deal_evs
-    return GinRummyState(
-        rules,
-        s.seed,
-        hand_no + 1,
-        dealer,
-        nxt,
-        scores,
-        wins,
-        history,
-        results,
-        tuple(points),
-        False,
-        "",
-        tuple(evs),
-        scripted,
+    return dataclasses.replace(
+        s,
+        hand_number=hand_no + 1,
+        dealer=dealer,
+        tables=nxt,
+        scores=scores,
+        wins=wins,
+        history=history,
+        last_hand=results,
+        last_points=tuple(points),
+        events=tuple(evs),
+        scripted=scripted,
     )
 
 
@@ -434,7 +428,7 @@ def _view(s: GinRummyState, seat: int) -> GinRummyView:
 # The Game
 
 
-class GinRummy:
+class GinRummy(GameBase[GinRummyState, str, GinRummyRules]):
     """The gin rummy engine (see the module docstring and docs/games/gin_rummy.md)."""
 
     name: ClassVar[str] = "gin_rummy"
@@ -471,50 +465,46 @@ class GinRummy:
         i = self._table_index(s, seat)
         return s.tables[i].legal if i >= 0 else ()
 
-    def apply(self, s: GinRummyState, seat: int, a: str) -> GinRummyState:
+    def _why_illegal(self, s: GinRummyState, seat: int, a: str) -> str:
         info = ACTIONS.get(a) if isinstance(a, str) else None
         if info is None:
-            raise IllegalAction(
-                f"{a!r} is not a gin_rummy action code (see docs/games/gin_rummy.md)"
-            )
+            return f"{a!r} is not a gin_rummy action code (see docs/games/gin_rummy.md)"
         i = self._table_index(s, seat)
         if i < 0:
             if s.over:
-                raise IllegalAction("the match is over")
-            raise IllegalAction(f"seat {seat} is not to act; waiting for seats {self.to_act(s)}")
-        t = s.tables[i]
+                return "the match is over"
+            return f"seat {seat} is not to act; waiting for seats {self.to_act(s)}"
         kind, c = info
-        if a not in t.legal:
-            raise IllegalAction(f"{a!r} is not legal now: {why_illegal(t, s.rules, a, kind, c)}")
-        nt, evs = table_act(t, s.rules, s.hand_number, kind, c)
+        return f"{a!r} is not legal now: {why_illegal(s.tables[i], s.rules, a, kind, c)}"
+
+    def _transition(self, s: GinRummyState, seat: int, a: str) -> GinRummyState:
+        i = self._table_index(s, seat)
+        kind, c = ACTIONS[a]
+        nt, evs = table_act(s.tables[i], s.rules, s.hand_number, kind, c)
         tables = (nt,) if len(s.tables) == 1 else (*s.tables[:i], nt, *s.tables[i + 1 :])
         if nt.phase == DONE and all(x.phase == DONE for x in tables):
             return _end_hand(s, tables, evs)
+        # Keyword construction, not dataclasses.replace: this runs on every decision, and
+        # replace costs twice as much (docs/architecture.md, Performance).
         return GinRummyState(
-            s.rules,
-            s.seed,
-            s.hand_number,
-            s.dealer,
-            tables,
-            s.scores,
-            s.wins,
-            s.history,
-            s.last_hand,
-            s.last_points,
-            False,
-            "",
-            tuple(evs),
-            s.scripted,
+            rules=s.rules,
+            seed=s.seed,
+            hand_number=s.hand_number,
+            dealer=s.dealer,
+            tables=tables,
+            scores=s.scores,
+            wins=s.wins,
+            history=s.history,
+            last_hand=s.last_hand,
+            last_points=s.last_points,
+            over=False,
+            end_reason="",
+            events=tuple(evs),
+            scripted=s.scripted,
         )
 
-    def observation(self, s: GinRummyState, seat: int) -> GinRummyView:
+    def _view(self, s: GinRummyState, seat: int) -> GinRummyView:
         return _view(s, seat)
-
-    def public_view(self, s: GinRummyState) -> GinRummyView:
-        return _view(s, -1)
-
-    def events(self, s: GinRummyState) -> tuple[Event, ...]:
-        return s.events
 
     def standings(self, s: GinRummyState) -> Outcome:
         rules = s.rules
@@ -541,21 +531,15 @@ class GinRummy:
             details=details,
         )
 
-    def outcome(self, s: GinRummyState) -> Outcome | None:
-        return self.standings(s) if s.over else None
-
     def max_decisions(self, rules: GinRummyRules, seats: int) -> int:
         tables = 2 if rules.players == 4 else 1
         # Per table and hand: at most two upcard decisions, then two per turn, the first
         # turn's draw being the upcard offer itself.
         return rules.max_hands * tables * (2 * rules.max_turns + 1)
 
-    def encode(self, a: str) -> str:
-        return a
-
     def decode(self, code: str) -> str:
         if not isinstance(code, str) or len(code) > 40:
-            raise IllegalAction("not a gin_rummy action code (see docs/games/gin_rummy.md)")
+            raise InvalidAction("not a gin_rummy action code (see docs/games/gin_rummy.md)")
         if code in ACTIONS:
             return code
         words = code.split()
@@ -569,7 +553,7 @@ class GinRummy:
         joined = " ".join(w.lower() for w in words)
         if joined in ACTIONS:
             return joined
-        raise IllegalAction(
+        raise InvalidAction(
             f"{code[:40]!r} is not a gin_rummy action code: use 'take upcard', 'pass', "
             "'draw stock', 'draw discard', 'discard QS', 'knock 7H', 'gin 7H' or 'big gin'"
         )
@@ -624,19 +608,4 @@ def resample_hidden(s: GinRummyState, seat: int | None, rng: random.Random) -> G
                 pool = pool[n:]
                 hands[p] = m
         tables.append(rebuild_table(t, s.rules, (hands[0], hands[1]), pool))
-    return GinRummyState(
-        s.rules,
-        s.seed,
-        s.hand_number,
-        s.dealer,
-        tuple(tables),
-        s.scores,
-        s.wins,
-        s.history,
-        s.last_hand,
-        s.last_points,
-        s.over,
-        s.end_reason,
-        s.events,
-        s.scripted,
-    )
+    return dataclasses.replace(s, tables=tuple(tables))

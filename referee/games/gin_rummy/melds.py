@@ -11,11 +11,10 @@ random playout rarely meets the same 11-card hand twice.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from referee.cards import STANDARD_DECK, Card
+from referee.cards import STANDARD_DECK
 
 M13 = (1 << 13) - 1
 
@@ -59,25 +58,13 @@ def mask_value(m: int) -> int:
     )
 
 
-def mask_of(cards: Iterable[Card]) -> int:
-    m = 0
-    for c in cards:
-        m |= 1 << c.index
-    return m
-
-
 @cache
 def _suit_indices(m: int) -> tuple[int, ...]:
     """The card indices in ``m``, a mask of one suit's 13 bits shifted into place."""
     return tuple(i for i in range(m.bit_length()) if m >> i & 1)
 
 
-@cache
-def _suit_cards(m: int) -> tuple[Card, ...]:
-    return tuple(STANDARD_DECK[i] for i in _suit_indices(m))
-
-
-# Views and meld search turn masks into cards on every decision: a cached lookup per suit
+# Meld search turns masks into card indices on every decision: a cached lookup per suit
 # beats a loop over the bits.
 _SUITS = (0x1FFF, 0x1FFF << 13, 0x1FFF << 26, 0x1FFF << 39)
 
@@ -91,12 +78,6 @@ def bits(m: int) -> list[int]:
         *_suit_indices(m & h),
         *_suit_indices(m & s),
     ]
-
-
-def cards_of(m: int) -> tuple[Card, ...]:
-    """The cards in ``m`` in index order (suit, then rank)."""
-    c, d, h, s = _SUITS
-    return _suit_cards(m & c) + _suit_cards(m & d) + _suit_cards(m & h) + _suit_cards(m & s)
 
 
 @cache

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar, Literal
 
-from referee.rules import RulesError, option
+from referee.rules import RuleOptions, RulesError, option
 
 # Cards left in the stock after a two-player deal (52 - 2 * 10 - the upcard): a stock
 # floor at or above it would void every hand on its first turn.
@@ -15,7 +15,7 @@ STOCK_AFTER_DEAL = 31
 
 
 @dataclass(frozen=True, slots=True)
-class GinRummyRules:
+class GinRummyRules(RuleOptions):
     """One field per rule option of the spec, with the spec's defaults."""
 
     knock_limit: int = option(10, "highest deadwood count with which a player may knock")

@@ -12,14 +12,14 @@ Action codes: ``take upcard``, ``pass`` (the upcard offer), ``draw stock``,
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from referee.cards import STANDARD_DECK, Card
+from referee.cards import STANDARD_DECK, Card, cards_of
 from referee.game import Event
 from referee.games.gin_rummy.melds import (
     bits,
-    cards_of,
     deadwood,
     discard_deadwoods,
     has_meld,
@@ -197,19 +197,19 @@ def deal_table(deck: Sequence[int], seats: tuple[int, int]) -> Table:
         h1 |= 1 << deck[i + 1]
     up = deck[2 * HAND_SIZE]
     return Table(
-        seats,
-        (h0, h1),
-        tuple(deck[2 * HAND_SIZE + 1 :]),
-        0,
-        (up,),
-        (0, 0),
-        OFFER_FIRST,
-        0,
-        -1,
-        0,
-        OFFER_LEGAL,
-        -1,
-        None,
+        seats=seats,
+        hands=(h0, h1),
+        stock=tuple(deck[2 * HAND_SIZE + 1 :]),
+        stock_pos=0,
+        pile=(up,),
+        taken=(0, 0),
+        phase=OFFER_FIRST,
+        turn=0,
+        restricted=-1,
+        turns=0,
+        legal=OFFER_LEGAL,
+        knock_card=-1,
+        result=None,
     )
 
 
@@ -219,20 +219,12 @@ def rebuild_table(
     """The same table with other hidden cards (for tests that resample what a seat cannot
     see): same phase, pile and taken cards; new hands and stock."""
     legal = _discard_legal(hands[t.turn], t.restricted, rules) if t.phase == DISCARD else t.legal
-    return Table(
-        t.seats,
-        hands,
-        tuple(stock),
-        0,
-        t.pile,
-        t.taken,
-        t.phase,
-        t.turn,
-        t.restricted,
-        t.turns,
-        legal,
-        t.knock_card,
-        t.result,
+    return dataclasses.replace(
+        t,
+        hands=hands,
+        stock=tuple(stock),
+        stock_pos=0,
+        legal=legal,
     )
 
 
@@ -247,19 +239,19 @@ def _after_draw(
 ) -> Table:
     legal = _discard_legal(hands[t.turn], restricted, rules)
     return Table(
-        t.seats,
-        hands,
-        t.stock,
-        stock_pos,
-        pile,
-        taken,
-        DISCARD,
-        t.turn,
-        restricted,
-        t.turns,
-        legal,
-        -1,
-        None,
+        seats=t.seats,
+        hands=hands,
+        stock=t.stock,
+        stock_pos=stock_pos,
+        pile=pile,
+        taken=taken,
+        phase=DISCARD,
+        turn=t.turn,
+        restricted=restricted,
+        turns=t.turns,
+        legal=legal,
+        knock_card=-1,
+        result=None,
     )
 
 
@@ -340,34 +332,34 @@ def _discard(t: Table, rules: GinRummyRules, hand_no: int, evs: list[Event], c: 
         )
         evs.append(event("void", f"hand {hand_no} is void: {why}; nobody scores", hand_no))
         return Table(
-            t.seats,
-            hands,
-            t.stock,
-            t.stock_pos,
-            pile,
-            taken,
-            DONE,
-            p,
-            -1,
-            turns,
-            (),
-            -1,
-            _void_result(t, hand_no),
+            seats=t.seats,
+            hands=hands,
+            stock=t.stock,
+            stock_pos=t.stock_pos,
+            pile=pile,
+            taken=taken,
+            phase=DONE,
+            turn=p,
+            restricted=-1,
+            turns=turns,
+            legal=(),
+            knock_card=-1,
+            result=_void_result(t, hand_no),
         )
     return Table(
-        t.seats,
-        hands,
-        t.stock,
-        t.stock_pos,
-        pile,
-        taken,
-        DRAW,
-        1 - p,
-        -1,
-        turns,
-        DRAW_LEGAL,
-        -1,
-        None,
+        seats=t.seats,
+        hands=hands,
+        stock=t.stock,
+        stock_pos=t.stock_pos,
+        pile=pile,
+        taken=taken,
+        phase=DRAW,
+        turn=1 - p,
+        restricted=-1,
+        turns=turns,
+        legal=DRAW_LEGAL,
+        knock_card=-1,
+        result=None,
     )
 
 
@@ -425,19 +417,19 @@ def _knock(
         keep = ~(1 << c)
         taken = (taken[0] & keep, taken[1]) if k == 0 else (taken[0], taken[1] & keep)
     return Table(
-        t.seats,
-        hands,
-        t.stock,
-        t.stock_pos,
-        t.pile,
-        taken,
-        DONE,
-        k,
-        -1,
-        t.turns + 1,
-        (),
-        -1 if kind == K_BIG else c,
-        res,
+        seats=t.seats,
+        hands=hands,
+        stock=t.stock,
+        stock_pos=t.stock_pos,
+        pile=t.pile,
+        taken=taken,
+        phase=DONE,
+        turn=k,
+        restricted=-1,
+        turns=t.turns + 1,
+        legal=(),
+        knock_card=-1 if kind == K_BIG else c,
+        result=res,
     )
 
 
@@ -485,35 +477,35 @@ def table_act(
         )
         if t.phase == OFFER_FIRST:
             return Table(
-                t.seats,
-                t.hands,
-                t.stock,
-                t.stock_pos,
-                t.pile,
-                t.taken,
-                OFFER_SECOND,
-                1,
-                -1,
-                t.turns,
-                OFFER_LEGAL,
-                -1,
-                None,
+                seats=t.seats,
+                hands=t.hands,
+                stock=t.stock,
+                stock_pos=t.stock_pos,
+                pile=t.pile,
+                taken=t.taken,
+                phase=OFFER_SECOND,
+                turn=1,
+                restricted=-1,
+                turns=t.turns,
+                legal=OFFER_LEGAL,
+                knock_card=-1,
+                result=None,
             ), evs
         # Both passed: the first player draws from the stock and plays on.
         first = Table(
-            t.seats,
-            t.hands,
-            t.stock,
-            t.stock_pos,
-            t.pile,
-            t.taken,
-            DRAW,
-            0,
-            -1,
-            t.turns,
-            DRAW_LEGAL,
-            -1,
-            None,
+            seats=t.seats,
+            hands=t.hands,
+            stock=t.stock,
+            stock_pos=t.stock_pos,
+            pile=t.pile,
+            taken=t.taken,
+            phase=DRAW,
+            turn=0,
+            restricted=-1,
+            turns=t.turns,
+            legal=DRAW_LEGAL,
+            knock_card=-1,
+            result=None,
         )
         return _draw_stock(first, rules, hand_no, evs), evs
     return _knock(t, rules, hand_no, evs, kind, c), evs

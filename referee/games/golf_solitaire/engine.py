@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from referee.cards import Card, codes
-from referee.game import Event, IllegalAction, Outcome, RulesError, ranks_from_scores
+from referee.game import Event, GameBase, InvalidAction, Outcome, RulesError, ranks_from_scores
 
 from .deals import COLUMNS, Deal, hole_deal
 from .rules import EMPTY, MAX_SEATS, GolfSolitaireRules, rules_adjacency
@@ -168,12 +168,13 @@ def _describe_deal(deal: Deal, hole: int, holes: int) -> str:
     )
 
 
-class GolfSolitaire:
+class GolfSolitaire(GameBase[GolfSolitaireState, str, GolfSolitaireRules]):
     """The engine (see the module docstring)."""
 
     name: ClassVar[str] = "golf_solitaire"
     lower_scores_win: ClassVar[bool] = True  # for the arena: one-seat matches ranked by score
-    version: ClassVar[int] = 1
+    # 2: hole_over events name the hole they end (1-based), not the hole counter after it.
+    version: ClassVar[int] = 2
     Rules = GolfSolitaireRules
 
     # ---- setup -------------------------------------------------------------------
@@ -200,16 +201,15 @@ class GolfSolitaire:
         deal = deals[0] if deals else hole_deal(rules, seed, 0)
         event = Event("deal", _describe_deal(deal, 0, rules.holes), hand=1)
         return GolfSolitaireState(
-            rules,
-            seats,
-            seed,
-            0,
-            deal,
-            (start_play(deal),) * seats,
-            (),
-            (event,),
-            False,
-            tuple(deals),
+            rules=rules,
+            seats=seats,
+            seed=seed,
+            hole=0,
+            deal=deal,
+            plays=(start_play(deal),) * seats,
+            results=(),
+            events=(event,),
+            script=tuple(deals),
         )
 
     # ---- turns ---------------------------------------------------------------------
@@ -224,19 +224,17 @@ class GolfSolitaire:
             return ()
         return legal_moves(s.rules, s.deal, s.plays[seat])
 
-    def apply(self, s: GolfSolitaireState, seat: int, a: str) -> GolfSolitaireState:
+    def _why_illegal(self, s: GolfSolitaireState, seat: int, a: str) -> str:
         if s.over:
-            raise IllegalAction("the match is over")
+            return "the match is over"
         if not 0 <= seat < s.seats:
-            raise IllegalAction(f"there is no seat {seat}")
+            return f"there is no seat {seat}"
+        if s.plays[seat].finished:
+            return f"seat {seat} has finished hole {s.hole + 1}: wait for the other seats"
+        return f"{a!r} is not legal now; legal: {', '.join(self.legal_actions(s, seat))}"
+
+    def _transition(self, s: GolfSolitaireState, seat: int, a: str) -> GolfSolitaireState:
         play = s.plays[seat]
-        if play.finished:
-            raise IllegalAction(
-                f"seat {seat} has finished hole {s.hole + 1}: wait for the other seats"
-            )
-        legal = legal_moves(s.rules, s.deal, play)
-        if a not in legal:
-            raise IllegalAction(f"{a!r} is not legal now; legal: {', '.join(legal)}")
         nxt, moved = advance(s.rules, s.deal, play, a)
         plays = tuple(nxt if i == seat else p for i, p in enumerate(s.plays))
         events = [self._move_event(s, seat, a, play, moved, nxt)]
@@ -330,7 +328,7 @@ class GolfSolitaire:
             raise ValueError(f"there is no seat {seat}")
         play = s.plays[seat]
         tableau = tuple(col[:h] for col, h in zip(s.deal.tableau, play.heights, strict=True))
-        return self._view(
+        return self._seat_view(
             s,
             seat,
             tableau,
@@ -343,9 +341,9 @@ class GolfSolitaire:
     def public_view(self, s: GolfSolitaireState) -> GolfSolitaireView:
         # A spectator sees the hole as dealt: every seat's play is private until it ends.
         start = () if s.deal.foundation is None else (s.deal.foundation,)
-        return self._view(s, -1, s.deal.tableau, start, s.deal.stock, 0, False)
+        return self._seat_view(s, -1, s.deal.tableau, start, s.deal.stock, 0, False)
 
-    def _view(
+    def _seat_view(
         self,
         s: GolfSolitaireState,
         seat: int,
@@ -383,13 +381,7 @@ class GolfSolitaire:
             scoring=r.scoring,
         )
 
-    def events(self, s: GolfSolitaireState) -> tuple[Event, ...]:
-        return s.events
-
     # ---- results -------------------------------------------------------------------
-
-    def outcome(self, s: GolfSolitaireState) -> Outcome | None:
-        return self.standings(s) if s.over else None
 
     def standings(self, s: GolfSolitaireState) -> Outcome:
         totals = _totals(s.results, s.seats)
@@ -440,13 +432,10 @@ class GolfSolitaire:
 
     # ---- codes ---------------------------------------------------------------------
 
-    def encode(self, a: str) -> str:
-        return a
-
     def decode(self, code: str) -> str:
         if not isinstance(code, str) or code not in _CODE_MOVE:
             shown = repr(code[:40]) if isinstance(code, str) else type(code).__name__
-            raise IllegalAction(
+            raise InvalidAction(
                 f"{shown} is not a golf_solitaire action: use 'play N' (column N, 0-6) or 'stock'"
             )
         return code

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from referee.rules import RulesError, option
+from referee.rules import RuleOptions, RulesError, option
 
 MAX_SEATS = 8
 MAX_HOLES = 36
@@ -20,7 +20,7 @@ EMPTY = 14  # rank code of an empty foundation (0 is a joker, 1..13 the ranks)
 
 
 @dataclass(frozen=True, slots=True)
-class GolfSolitaireRules:
+class GolfSolitaireRules(RuleOptions):
     """Every option of the spec, with its default."""
 
     holes: int = option(
