@@ -1,17 +1,25 @@
-"""A golf_solitaire strategy bot: perfect-information sampling over the hidden stock.
+"""A golf_solitaire strategy bot: choose each run of tableau plays by cheap rollouts over
+sampled stock orders.
 
 The bot sees the tableau, its foundation and which cards are still in the stock (the
-observation's ``unseen``), never their order. For each decision it deals random stock
-orders of those cards (the same samples for every candidate move, so the comparison is
-fair), solves each candidate's resulting position with the solver as if the sampled
-order were the real one, and plays the move with the best mean score (a tableau play
-before the stock on a tie, then the lowest column). A single legal move is played at once.
+observation's ``unseen``), never their order. Between two turns of the stock its only
+real choice is where to stop: which tableau position (column heights) to turn the stock
+at. So at each decision it lists every position the current run can stop at, and scores
+each by playing the rest of the hole SAMPLES times, once per random order of the unseen
+cards (the same orders for every candidate, so the comparison is fair), with a fast
+policy: after each stock card, stop the run where the fewest cards are left once the
+*next* card's run is played too (it peeks one card ahead in the sampled order, the
+order that sample stands for). A clear counts CLEAR_BONUS better than its score, since a
+cleared tableau is what this game is won by. It then makes the first move toward the
+best stopping position (turning the stock if that is the current one).
 
-Effort: it takes at least MIN_SAMPLES and at most MAX_SAMPLES samples, and stops once its
-solves have done WORK_BUDGET units of work (the solver's machine-independent count, about
-0.2 s on a 2-core 2020s machine), so its play is reproducible from its seed whatever the
-machine's load. A wall-clock cap (SECONDS_CAP, 0.6 s, or half the match's per-move time
-when the referee gives one) stops it earlier on a slow machine; ``stats`` counts those.
+Cost: the runs reachable from a (column heights, top card) pair depend on nothing else
+in a hole, so they are computed once and cached with the rollout policy's choices; a
+rollout is then a few dictionary look-ups per stock card. The candidates' scores are kept
+until the stock is turned, so the plays of one run reuse the first decision's work.
+
+Effort: a fixed number of samples and no clock, so the play is the same on any machine
+and under any load, and reproducible from the seed.
 
 Randomness: a module-level generator seeded from ARENA_BOT_SEED, reseeded at the start of
 every match from it and the match id (``reseed``), so a match's play is reproducible.
@@ -20,96 +28,218 @@ Run: ``python -m sample_bots.golf_solitaire_strategy`` with ARENA_TARGET and ARE
 
 from __future__ import annotations
 
-import os
-import random
-import time
 from collections.abc import Sequence
 from typing import Any
 
+from referee.botkit import MatchRandom
 from referee.botkit import solitaire_adjacency as adjacency
-from referee.botkit import solitaire_best_score as best_score_and_work
-from referee.botkit import solitaire_warm_up as warm_up
 
-MIN_SAMPLES = 4
-MAX_SAMPLES = 64
-WORK_BUDGET = 200_000_000
-SECONDS_CAP = 0.6
+EMPTY = 14  # the rank code of an empty foundation
+SAMPLES = 16  # sampled stock orders per stock card (shared by the candidates)
+CLEAR_BONUS = 10.0  # how much better than its score a clear counts
+COLUMNS = 7
 
-_BASE_SEED = os.environ.get("ARENA_BOT_SEED", "")
-_rng = random.Random(_BASE_SEED)
-warm_up()  # build the solver's tables now, not during the first decision
-_cap = [SECONDS_CAP]
-stats = {"decisions": 0, "samples": 0, "capped": 0}
+_rng = MatchRandom()  # reseeded from ARENA_BOT_SEED and the match id at every match
+stats = {"decisions": 0, "planned": 0, "rollouts": 0}
+
+# A position's column heights as one int, 3 bits per column (column c at bits 3c..3c+2).
+_SHIFTS = tuple((3 * c, 1 << (3 * c), 8 * c) for c in range(COLUMNS))
+# Cards and sum of squared heights of 3 columns (9 bits), for a whole vector in 3 look-ups.
+_CARDS9 = tuple((x & 7) + ((x >> 3) & 7) + (x >> 6) for x in range(512))
+_SQUARES9 = tuple((x & 7) ** 2 + ((x >> 3) & 7) ** 2 + (x >> 6) ** 2 for x in range(512))
+
+
+def _cards(hk: int) -> int:
+    return _CARDS9[hk & 511] + _CARDS9[(hk >> 9) & 511] + _CARDS9[hk >> 18]
+
+
+def _squares(hk: int) -> int:
+    return _SQUARES9[hk & 511] + _SQUARES9[(hk >> 9) & 511] + _SQUARES9[hk >> 18]
 
 
 def reseed(match_id: int | str) -> None:
-    """Restart the random stream for a match (from ARENA_BOT_SEED and the match id), so
-    the bot's play in a match does not depend on what it played before."""
-    _rng.seed(f"{_BASE_SEED}/{match_id}")
+    """Restart the random stream for a match (from ARENA_BOT_SEED and the match id) and
+    forget the previous hole, so the bot's play in a match does not depend on what it
+    played before."""
+    _rng.start_match(str(match_id))
+    _hole.clear()
+    _segment.clear()
 
 
 def set_move_seconds(seconds: float) -> None:
-    """Fit the wall-clock cap to the match's per-move time."""
-    if seconds > 0:
-        _cap[0] = min(SECONDS_CAP, seconds / 2)
+    """Accepted for the SDK hook; the bot's effort is fixed and does not use the clock."""
 
 
-def _ranks(cards: Any) -> list[int]:
-    return [c.rank for c in cards]
+class _Hole:
+    """The hole in play: its columns' ranks, and caches that depend on nothing else."""
 
+    def __init__(self, columns: list[list[int]], adj: tuple[tuple[bool, ...], ...]) -> None:
+        self.columns = columns
+        self.adj = adj
+        flat = [EMPTY] * (8 * COLUMNS)
+        for c, col in enumerate(columns):
+            for h, r in enumerate(col, start=1):
+                flat[8 * c + h] = r
+        self.ranks = tuple(flat)  # ranks[8c + h]: the rank of column c's h-th card
+        self.reach_cache: dict[int, tuple[int, ...]] = {}
+        self.fewest_cache: dict[int, int] = {}
+        self.policy_cache: dict[tuple[int, int, int], int] = {}
 
-def move_means(
-    observation: Any,
-    legal_actions: Sequence[str],
-    work_budget: int | None = None,
-    max_samples: int | None = None,
-) -> dict[str, float]:
-    """The mean solved score of each legal move over sampled stock orders."""
-    budget = WORK_BUDGET if work_budget is None else work_budget
-    most = MAX_SAMPLES if max_samples is None else max_samples
-    deadline = time.monotonic() + _cap[0]
-    columns = [_ranks(group.cards) for group in observation.tableau]
-    unseen = _ranks(observation.unseen)
-    adj = adjacency(observation.queen_on_king, observation.wrap)
-    blocked = observation.stock_only_when_blocked
-    totals = dict.fromkeys(legal_actions, 0.0)
-    samples = work = 0
-    late = False
-    while samples < most and not late:
-        stock = unseen[:]
-        _rng.shuffle(stock)
-        values = {}
-        for code in legal_actions:
-            if code == "stock":
-                value, cost = best_score_and_work(columns, stock[0], stock[1:], adj, blocked)
+    def fits(self, columns: list[list[int]], adj: tuple[tuple[bool, ...], ...]) -> bool:
+        """Whether ``columns`` can be this hole later on (each column a prefix of ours):
+        then every cached answer holds for it."""
+        return adj == self.adj and all(
+            len(now) <= len(was) and was[: len(now)] == now
+            for now, was in zip(columns, self.columns, strict=True)
+        )
+
+    def reach(self, hk: int, top: int) -> tuple[int, ...]:
+        """Every heights vector reachable from (hk, top) by tableau plays alone."""
+        key = hk << 4 | top
+        ends = self.reach_cache.get(key)
+        if ends is not None:
+            return ends
+        ranks, adj = self.ranks, self.adj
+        seen = {key}
+        found = {hk: None}
+        stack = [(hk, top)]
+        while stack:
+            h, t = stack.pop()
+            row = adj[t]
+            for shift, one, base in _SHIFTS:
+                x = (h >> shift) & 7
+                if x and row[ranks[base + x]]:
+                    nxt = h - one
+                    r = ranks[base + x]
+                    k = nxt << 4 | r
+                    if k not in seen:
+                        seen.add(k)
+                        found[nxt] = None
+                        stack.append((nxt, r))
+        ends = tuple(found)
+        self.reach_cache[key] = ends
+        return ends
+
+    def fewest(self, hk: int, top: int) -> int:
+        """The fewest cards a run from (hk, top) can leave."""
+        key = hk << 4 | top
+        n = self.fewest_cache.get(key)
+        if n is None:
+            n = min(_cards(e) for e in self.reach(hk, top))
+            self.fewest_cache[key] = n
+        return n
+
+    def policy_end(self, hk: int, top: int, after: int) -> int:
+        """Where the rollout policy stops the run from (hk, top) when the next stock card
+        is ``after`` (EMPTY: none): fewest cards left after that card's run, then fewest
+        now, then the flattest columns (deep columns uncovered first)."""
+        key = (hk, top, after)
+        end = self.policy_cache.get(key)
+        if end is None:
+            ends = self.reach(hk, top)
+            if after == EMPTY:
+                end = min(ends, key=lambda e: (_cards(e), _squares(e), e))
             else:
-                c = int(code[5:])
-                cols = [col[:-1] if i == c else col for i, col in enumerate(columns)]
-                value, cost = best_score_and_work(cols, columns[c][-1], stock, adj, blocked)
-            values[code] = value
-            work += cost
-            # Past the wall-clock cap a half-done sample is dropped (one full sample is kept).
-            if samples and time.monotonic() >= deadline:
-                stats["capped"] += 1
-                late = True
-                break
-        else:
-            for code, value in values.items():
-                totals[code] += value
-            samples += 1
-            if samples >= MIN_SAMPLES and work >= budget:
-                break
-    stats["decisions"] += 1
-    stats["samples"] += samples
-    return {code: total / samples for code, total in totals.items()}
+                end = min(
+                    ends,
+                    key=lambda e: (
+                        self.fewest(e, after) if e else -1,
+                        _cards(e),
+                        _squares(e),
+                        e,
+                    ),
+                )
+            self.policy_cache[key] = end
+        return end
+
+    def rollout(self, hk: int, order: Sequence[int]) -> float:
+        """The policy's score from hk (about to turn the stock) if the stock comes in
+        ``order``, less CLEAR_BONUS for a clear."""
+        left = len(order)
+        for i, r in enumerate(order):
+            left -= 1
+            hk = self.policy_end(hk, r, order[i + 1] if left else EMPTY)
+            if not hk:
+                return -left - CLEAR_BONUS
+        return _cards(hk)
+
+
+_hole: list[_Hole] = []
+_segment: dict[str, Any] = {}
+
+
+def _hole_for(columns: list[list[int]], adj: tuple[tuple[bool, ...], ...]) -> _Hole:
+    if not _hole or not _hole[0].fits(columns, adj):
+        _hole[:] = [_Hole(columns, adj)]
+        _segment.clear()
+    return _hole[0]
+
+
+def _stopping_points(
+    hole: _Hole, hk: int, top: int, blocked_only: bool
+) -> dict[int, tuple[str, bool]]:
+    """Every position the current run can stop at: the first move toward it, and whether
+    the stock may be turned there."""
+    out: dict[int, tuple[str, bool]] = {}
+    seen = {hk << 4 | top}
+    stack = [(hk, top, "stock")]
+    while stack:
+        h, t, first = stack.pop()
+        row = hole.adj[t]
+        can_play = False
+        for c, (shift, one, base) in enumerate(_SHIFTS):
+            x = (h >> shift) & 7
+            if x and row[hole.ranks[base + x]]:
+                can_play = True
+                nxt, r = h - one, hole.ranks[base + x]
+                if nxt << 4 | r not in seen:
+                    seen.add(nxt << 4 | r)
+                    stack.append((nxt, r, f"play {c}" if first == "stock" else first))
+        may_turn = t != EMPTY and not (blocked_only and can_play)
+        was = out.get(h)
+        out[h] = (was[0] if was else first, may_turn or bool(was and was[1]))
+    return out
 
 
 def choose(observation: Any, legal_actions: Sequence[str]) -> str:
+    stats["decisions"] += 1
     if len(legal_actions) == 1:
         return legal_actions[0]
-    means = move_means(observation, legal_actions)
-    # Lowest mean score; on a tie a tableau play (it keeps the stock), lowest column first.
-    return min(legal_actions, key=lambda code: (means[code], code == "stock", code))
+    adj = adjacency(observation.queen_on_king, observation.wrap)
+    columns = [[c.rank for c in group.cards] for group in observation.tableau]
+    hole = _hole_for(columns, adj)
+    top = observation.foundation[-1].rank if observation.foundation else EMPTY
+    unseen = sorted(c.rank for c in observation.unseen)
+    hk = sum(len(col) << shift for col, (shift, _o, _b) in zip(columns, _SHIFTS, strict=True))
+    stats["planned"] += 1
+    key = (id(hole), tuple(unseen))
+    if _segment.get("key") != key:
+        # A new stock card (or hole): new sampled orders, no scores yet.
+        orders = []
+        for _ in range(SAMPLES if unseen else 0):
+            _rng.shuffle(unseen)
+            orders.append(tuple(unseen))
+        _segment.clear()
+        _segment.update(key=key, orders=orders, values={})
+    orders, values = _segment["orders"], _segment["values"]
+    best_code, best_value = legal_actions[0], float("inf")
+    for end, (first, may_turn) in _stopping_points(
+        hole, hk, top, observation.stock_only_when_blocked
+    ).items():
+        if end == hk and "stock" not in legal_actions:
+            continue
+        if not end or not unseen:  # the hole ends here: its score is known
+            value = -len(unseen) - CLEAR_BONUS if not end else float(_cards(end))
+        elif not may_turn:
+            continue
+        else:
+            value = values.get(end)
+            if value is None:
+                value = values[end] = sum(hole.rollout(end, o) for o in orders) / len(orders)
+                stats["rollouts"] += len(orders)
+        if value < best_value:  # on a tie the first found (the deepest run) stays
+            best_code, best_value = first, value
+    return best_code if best_code in legal_actions else legal_actions[0]
 
 
 if __name__ == "__main__":
