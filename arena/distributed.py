@@ -21,15 +21,24 @@ import contextlib
 import logging
 import os
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from arena.matchplay import HostSettings, MatchJob, PlayedMatch
 from arena.store import Entrant, Store
 
-if TYPE_CHECKING:
-    from arena.runner import ClusterOptions
-
 INSTALL_HINT = "install it with: pip install 'card-arena[dask]' (or scripts/bootstrap dask)"
+
+
+@dataclass(frozen=True)
+class ClusterOptions:
+    """Where matches run when not in this process: ``workers`` local Dask worker
+    processes (a LocalCluster on 127.0.0.1), or the Dask scheduler at ``address``."""
+
+    workers: int | None = None
+    address: str | None = None
+    matches_per_worker: int | None = None  # default: the worker's cores minus one
+    shared_bots: bool = False  # plain-command bots exist at the same path on every worker
 
 
 class ClusterError(ValueError):

@@ -20,7 +20,7 @@ from referee.game import Event, IllegalAction, Outcome, forfeit_outcome, get_gam
 from referee.rules import RulesError, rules_to_dict
 
 if TYPE_CHECKING:
-    from referee.match import FaultRecord, MatchSpec
+    from referee.matchspec import FaultRecord, MatchSpec
 
 SCHEMA_VERSION = 1
 
