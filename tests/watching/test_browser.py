@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from arena.viewer import event_text
+from arena.rendering import event_text
 from arena.web.frames import Frame, page_data
 from arena.web.replay_page import replay_html
 from referee.game import game_names

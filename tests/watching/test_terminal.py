@@ -9,7 +9,7 @@ import subprocess
 import sys
 from typing import Any
 
-from arena.viewer import event_text
+from arena.rendering import event_text
 from referee.replay import parse_replay
 from tests.conftest import arena
 from tests.watching.helpers import ROOT
