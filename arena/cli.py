@@ -620,9 +620,7 @@ def tournament_list(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> N
     records = store.tournaments()
     done = {r.id: len(store.finished_indexes(r.id)) for r in records}
     if as_json:
-        _print_json(
-            [{**_public_record(r), "matches_done": done[r.id]} for r in records]
-        )
+        _print_json([{**_public_record(r), "matches_done": done[r.id]} for r in records])
         return
     table = Table("id", "game", "rules", "bots", "seats", "matches", "status", "created")
     for r in records:

@@ -94,7 +94,9 @@ class Store:
             raise StoreError(f"{self.path} is not an arena database: {exc}") from exc
         self._migrate()
         # Submitted bots' files are unpacked beside the database, one folder per hash.
-        self.submissions = Submissions(self.db, self.path.resolve().with_name(self.path.name + ".bots"))
+        self.submissions = Submissions(
+            self.db, self.path.resolve().with_name(self.path.name + ".bots")
+        )
 
     def close(self) -> None:
         self.db.conn.close()

@@ -95,7 +95,9 @@ class BotRunner:
         self.target = target or os.environ.get("ARENA_TARGET", "")
         self.token = token or os.environ.get("ARENA_TOKEN", "")
         if not self.target or not self.token:
-            raise BotError("set ARENA_TARGET and ARENA_TOKEN (the arena does this when it launches a bot)")
+            raise BotError(
+                "set ARENA_TARGET and ARENA_TOKEN (the arena does this when it launches a bot)"
+            )
         self.on_message = on_message
         self.matches_played = 0
         self.goodbye = ""  # why the referee ended the session, once it has
@@ -138,7 +140,9 @@ class BotRunner:
             self._failures = 0  # connected again: the next failure starts a new count
         elif kind == "turn":
             code = self._decide(message.turn)
-            await send(pb.BotMessage(action=pb.Action(request_id=message.turn.request_id, code=code)))
+            await send(
+                pb.BotMessage(action=pb.Action(request_id=message.turn.request_id, code=code))
+            )
         elif kind == "match_over":
             self.matches_played += 1
         elif kind == "action_result":
@@ -147,7 +151,9 @@ class BotRunner:
         elif kind == "goodbye":  # nothing more for this token: the stream ends next
             self.goodbye = message.goodbye.reason
         elif kind == "error":
-            raise BotError(f"referee refused the bot: {message.error.code}: {message.error.message}")
+            raise BotError(
+                f"referee refused the bot: {message.error.code}: {message.error.message}"
+            )
 
     def _decide(self, turn: pb.Turn) -> str:
         game = turn.observation.WhichOneof("game")

@@ -866,7 +866,9 @@ def _next_opening(s: GolfState, seat: int, events: list[Event]) -> GolfState:
 def _flip(s: GolfState, seat: int, pos: int) -> GolfState:
     c = s.cells[seat][pos]
     assert c is not None
-    events = [Event("flip", f"seat {seat} turns up {c.code} at position {pos}", seat, hand=s.hole + 1)]
+    events = [
+        Event("flip", f"seat {seat} turns up {c.code} at position {pos}", seat, hand=s.hole + 1)
+    ]
     s = dataclasses.replace(s, face_up=_set(s.face_up, seat, s.face_up[seat] | 1 << pos))
     s = _remove_completed(s, seat, pos, events)
     return _next_opening(s, seat, events)
@@ -894,7 +896,9 @@ def _peek(s: GolfState, seat: int, pos: int) -> GolfState:
 def _draw(s: GolfState, seat: int, from_discard: bool) -> GolfState:
     if from_discard:
         c = s.discard[-1]
-        ev = Event("draw", f"seat {seat} takes {c.code} from the discard pile", seat, hand=s.hole + 1)
+        ev = Event(
+            "draw", f"seat {seat} takes {c.code} from the discard pile", seat, hand=s.hole + 1
+        )
         return dataclasses.replace(
             s, discard=s.discard[:-1], holding=c, from_discard=True, phase="place", events=(ev,)
         )

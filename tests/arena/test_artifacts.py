@@ -147,7 +147,10 @@ def test_program_by_path_must_be_an_executable_file() -> None:
         (zip_of({"bot.toml": MANIFEST, "a/../../escape.py": b"x"}), "leave the bot's directory"),
         (zip_of({"bot.toml": MANIFEST}, {"secrets": "/etc/shadow"}), "symlink out"),
         (zip_of({"bot.toml": MANIFEST}, {"up": "../../arena.db"}), "symlink out"),
-        (tar_of(tar_file("bot.toml", MANIFEST), tar_link("db", "/srv/arena/arena.db")), "symlink out"),
+        (
+            tar_of(tar_file("bot.toml", MANIFEST), tar_link("db", "/srv/arena/arena.db")),
+            "symlink out",
+        ),
         (tar_of(tar_file("bot.toml", MANIFEST), tar_link("x", "../x")), "symlink out"),
         (
             tar_of(tar_file("bot.toml", MANIFEST), tar_link("x", "/etc/passwd", tarfile.LNKTYPE)),
