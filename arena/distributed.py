@@ -93,8 +93,12 @@ async def play_on_dask(
     async with _client(distributed, options) as client:
         await client.register_plugin(ArenaWorkerPlugin())
         shas = sorted({e.sha256 for j in jobs for e in j.entrants if e.sha256})
+        # A copy on every worker: scattered data has no task to recompute it, so with one
+        # copy a killed worker would cancel every match still waiting for that archive
+        # ("already forgotten"; dask/distributed#3149).
         sent = {
-            sha: await client.scatter(store.submissions.archive(sha), hash=False) for sha in shas
+            sha: await client.scatter(store.submissions.archive(sha), hash=False, broadcast=True)
+            for sha in shas
         }
         futures = [
             client.submit(
