@@ -92,3 +92,36 @@ def sample_tournament(
     )
     result: dict[str, Any] = json.loads(out.stdout)
     return result
+
+
+# Running in parallel (scripts/test: pytest-xdist, `-n auto --dist loadgroup`). A fixture
+# wider than a test (a module's or the session's tournament, browser or cluster) is made
+# once per worker that uses it, so the tests sharing one are grouped onto one worker; the
+# groups go first, so that the longest units do not start last and leave a worker idle.
+_SHARED_SCOPES = {"session": 0, "package": 1, "module": 2, "class": 3}
+
+
+def _shared_fixture(item: pytest.Item) -> str | None:
+    """The project's widest-scoped fixture this test uses (builtin ones are cheap)."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return None
+    found: list[tuple[int, str]] = []
+    for name, defs in info.name2fixturedefs.items():
+        fixture = defs[-1]
+        if fixture.scope in _SHARED_SCOPES and fixture.baseid.startswith("tests"):
+            found.append((_SHARED_SCOPES[fixture.scope], f"{fixture.baseid}::{name}"))
+    return min(found)[1] if found else None
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the marks
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    grouped = []
+    for item in items:
+        shared = _shared_fixture(item)
+        if shared is not None and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(shared))
+        if item.get_closest_marker("xdist_group") is not None:
+            grouped.append(item)
+    rest = [item for item in items if item.get_closest_marker("xdist_group") is None]
+    items[:] = grouped + rest
