@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -94,34 +96,42 @@ def sample_tournament(
     return result
 
 
-# Running in parallel (scripts/test: pytest-xdist, `-n auto --dist loadgroup`). A fixture
+# Running in parallel (scripts/test: pytest-xdist, `-n auto --dist loadscope`). A fixture
 # wider than a test (a module's or the session's tournament, browser or cluster) is made
-# once per worker that uses it, so the tests sharing one are grouped onto one worker; the
-# groups go first, so that the longest units do not start last and leave a worker idle.
-_SHARED_SCOPES = {"session": 0, "package": 1, "module": 2, "class": 3}
+# once per worker that runs a test using it, so the tests that may share one form one
+# work unit: the module, or the folder whose conftest.py defines it; every other test is a
+# unit of its own. xdist hands out the largest units first. (xdist's own xdist_group marks
+# do not reach pytest 9's node ids, so the units are made here.)
+_SHARED_FIXTURE = re.compile(r"""scope=["'](session|package|module)["']""")
 
 
-def _shared_fixture(item: pytest.Item) -> str | None:
-    """The project's widest-scoped fixture this test uses (builtin ones are cheap)."""
-    info = getattr(item, "_fixtureinfo", None)
-    if info is None:
+@functools.cache
+def _defines_shared_fixture(path: Path) -> bool:
+    return path.is_file() and _SHARED_FIXTURE.search(path.read_text(encoding="utf-8")) is not None
+
+
+def work_unit(nodeid: str) -> str:
+    """The unit of work a test belongs to: its module or folder if one of them defines a
+    fixture wider than a test, else the test itself."""
+    module = nodeid.split("::", 1)[0]
+    if _defines_shared_fixture(ROOT / module):
+        return module
+    for folder in (ROOT / module).parents:
+        if folder == ROOT:
+            break
+        if _defines_shared_fixture(folder / "conftest.py"):
+            return folder.relative_to(ROOT).as_posix()
+    return nodeid
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    if config.getvalue("dist") != "loadscope":
         return None
-    found: list[tuple[int, str]] = []
-    for name, defs in info.name2fixturedefs.items():
-        fixture = defs[-1]
-        if fixture.scope in _SHARED_SCOPES and fixture.baseid.startswith("tests"):
-            found.append((_SHARED_SCOPES[fixture.scope], f"{fixture.baseid}::{name}"))
-    return min(found)[1] if found else None
+    from xdist.scheduler import LoadScopeScheduling
 
+    class SharedFixtureScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the marks
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    grouped = []
-    for item in items:
-        shared = _shared_fixture(item)
-        if shared is not None and item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(shared))
-        if item.get_closest_marker("xdist_group") is not None:
-            grouped.append(item)
-    rest = [item for item in items if item.get_closest_marker("xdist_group") is None]
-    items[:] = grouped + rest
+    return SharedFixtureScheduling(config, log)
