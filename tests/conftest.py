@@ -96,7 +96,7 @@ def sample_tournament(
     return result
 
 
-# Running in parallel (scripts/test: pytest-xdist, `-n auto --dist loadscope`). A fixture
+# Running in parallel (`scripts/test -n auto --dist loadscope`, pytest-xdist). A fixture
 # wider than a test (a module's or the session's tournament, browser or cluster) is made
 # once per worker that runs a test using it, so the tests that may share one form one
 # work unit: the module, or the folder whose conftest.py defines it; every other test is a
