@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from arena import cgroups
+from arena.limits import BotLimits as BotLimits  # its home; imported from here too
 from arena.sandbox import Sandbox, sandbox_env
 from arena.store import Entrant
 from referee.service import RefereeCore
@@ -42,24 +43,6 @@ _cgroup_names = itertools.count(1)
 
 class BotLaunchError(ValueError):
     """A bot program that cannot be started."""
-
-
-@dataclass(frozen=True)
-class BotLimits:
-    """Per-bot limits. None switches a limit off."""
-
-    cpu_seconds: float | None = 60.0  # CPU time per match, every process of the bot
-    memory_mb: float | None = 1024.0  # resident memory, every process of the bot
-    output_bytes: int = 64 * 1024  # stderr kept per match; the rest is counted, not kept
-    max_processes: int | None = 128  # processes and threads (gRPC alone starts ~10)
-
-    def to_json(self) -> dict[str, float | int | None]:
-        return {
-            "cpu_seconds": self.cpu_seconds,
-            "memory_mb": self.memory_mb,
-            "output_bytes": self.output_bytes,
-            "max_processes": self.max_processes,
-        }
 
 
 @dataclass(frozen=True)
@@ -200,7 +183,7 @@ class BotPool:
     core: RefereeCore
     address: str
     bot_seed: Callable[[str], str]  # ARENA_BOT_SEED per entrant name
-    limits: BotLimits = BotLimits()
+    limits: BotLimits = field(default_factory=BotLimits)
     sandbox: Sandbox = field(default_factory=lambda: Sandbox("none"))
     visible: tuple[str, ...] = ()  # shown read-only in the sandbox: the socket directory
     hidden: tuple[str, ...] = ()  # never shown: the database and its journals

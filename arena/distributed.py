@@ -21,15 +21,24 @@ import contextlib
 import logging
 import os
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from arena.matchplay import HostSettings, MatchJob, PlayedMatch
 from arena.store import Entrant, Store
 
-if TYPE_CHECKING:
-    from arena.runner import ClusterOptions
-
 INSTALL_HINT = "install it with: pip install 'card-arena[dask]' (or scripts/bootstrap dask)"
+
+
+@dataclass(frozen=True)
+class ClusterOptions:
+    """Where matches run when not in this process: ``workers`` local Dask worker
+    processes (a LocalCluster on 127.0.0.1), or the Dask scheduler at ``address``."""
+
+    workers: int | None = None
+    address: str | None = None
+    matches_per_worker: int | None = None  # default: the worker's cores minus one
+    shared_bots: bool = False  # plain-command bots exist at the same path on every worker
 
 
 class ClusterError(ValueError):
@@ -85,8 +94,12 @@ async def play_on_dask(
     async with _client(distributed, options) as client:
         await client.register_plugin(ArenaWorkerPlugin())
         shas = sorted({e.sha256 for j in jobs for e in j.entrants if e.sha256})
+        # A copy on every worker: scattered data has no task to recompute it, so with one
+        # copy a killed worker would cancel every match still waiting for that archive
+        # ("already forgotten"; dask/distributed#3149).
         sent = {
-            sha: await client.scatter(store.submissions.archive(sha), hash=False) for sha in shas
+            sha: await client.scatter(store.submissions.archive(sha), hash=False, broadcast=True)
+            for sha in shas
         }
         futures = [
             client.submit(

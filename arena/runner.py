@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from arena.bots import BotLog, MatchSeat
+from arena.distributed import ClusterOptions as ClusterOptions  # its home; imported from here too
 from arena.matchplay import HostSettings, MatchHost, MatchJob, MatchNotPlayed, PlayedMatch
 from arena.rating import compute_ratings
 from arena.sandbox import Sandbox, resolve
@@ -32,17 +33,6 @@ from referee.service import RefereeCore
 
 class TournamentError(ValueError):
     """A tournament that cannot be run as asked."""
-
-
-@dataclass(frozen=True)
-class ClusterOptions:
-    """Where matches run when not in this process: ``workers`` local Dask worker
-    processes (a LocalCluster on 127.0.0.1), or the Dask scheduler at ``address``."""
-
-    workers: int | None = None
-    address: str | None = None
-    matches_per_worker: int | None = None  # default: the worker's cores minus one
-    shared_bots: bool = False  # plain-command bots exist at the same path on every worker
 
 
 def rules_key(game: str, rules: Any) -> str:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from arena.bots import BotLimits
+from arena.limits import BotLimits
 from referee.match import MatchConfig, MatchConfigError
 
 FORMATS = ("round_robin", "gauntlet", "sprt")

@@ -14,11 +14,12 @@ import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sqlite_utils
 
 from arena.artifacts import Artifact
+from arena.settings import TournamentSettings
 from arena.submissions import (
     BotVersion,
     NameTaken,
@@ -29,9 +30,6 @@ from arena.submissions import (
 )
 from referee.match import MatchResult
 from referee.replay import now_iso, with_bot_logs
-
-if TYPE_CHECKING:  # arena.settings imports arena.bots, which imports this module
-    from arena.settings import TournamentSettings
 
 SCHEMA_VERSION = 1
 
@@ -370,7 +368,6 @@ class Store:
         rows = list(self.db.table("tournaments").rows_where("id = ?", [tournament_id]))
         if not rows:
             raise StoreError(f"no tournament {tournament_id}")
-        from arena.settings import TournamentSettings
 
         r = rows[0]
         return TournamentRecord(

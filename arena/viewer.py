@@ -1,5 +1,6 @@
 """The terminal replay viewer: step through a match from one seat's point of view
-(exactly that seat's observation and the event texts it could read) or all hands."""
+(exactly that seat's observation and the event texts it could read) or all hands. The
+texts themselves are drawn by :mod:`arena.rendering`, shared with the web viewers."""
 
 from __future__ import annotations
 
@@ -9,14 +10,17 @@ from typing import Any
 
 from rich.console import Console
 
+from arena.rendering import ALL_HANDS, AllHands, event_text, render_view
 from referee.replay import Replay, simulate
-from referee.views import to_jsonable
+
+# The terminal shows one seat or all hands (no spectator view: a replay is read afterwards).
+SeatChoice = int | AllHands
 
 
-def parse_seat(seat: str, seats: int) -> int | None:
-    """'all' -> None (every hand); a seat number -> that seat."""
+def parse_seat(seat: str, seats: int) -> SeatChoice:
+    """'all' -> ALL_HANDS; a seat number -> that seat."""
     if seat == "all":
-        return None
+        return ALL_HANDS
     try:
         number = int(seat)
     except ValueError:
@@ -26,49 +30,21 @@ def parse_seat(seat: str, seats: int) -> int | None:
     return number
 
 
-def _format_value(value: Any) -> str:
-    if isinstance(value, list):
-        if all(isinstance(v, str) for v in value):
-            return " ".join(value) or "-"
-        return "; ".join(_format_value(v) for v in value) or "-"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {_format_value(v)}" for k, v in value.items()) + "}"
-    return str(value)
-
-
-def render_data(data: dict[str, Any]) -> list[str]:
-    """A view as JSON data (cards as codes) as 'field: value' lines."""
-    return [f"  {key}: {_format_value(value)}" for key, value in data.items()]
-
-
-def render_view(view: Any) -> list[str]:
-    """A view dataclass as 'field: value' lines."""
-    return render_data(to_jsonable(view))
-
-
-def event_text(line: dict[str, Any], seat: int | None) -> str:
-    """What this seat (None: all hands) may read of a recorded event."""
-    private = line.get("private_text")
-    if private is not None and (seat is None or seat in line.get("visible_to", [])):
-        return str(private)
-    return str(line["text"])
-
-
-def describe_line(line: dict[str, Any], seat: int | None, players: list[str]) -> str | None:
+def describe_line(line: dict[str, Any], seat: SeatChoice, players: list[str]) -> str | None:
     kind = line["type"]
     if kind == "event":
         return f"· {event_text(line, seat)}"
     if kind == "decision":
         who = players[line["seat"]] if line["seat"] < len(players) else f"seat {line['seat']}"
         status = "" if line["status"] == "ok" else f" [{line['status']}]"
-        if seat is not None and line["seat"] != seat:
+        if seat is not ALL_HANDS and line["seat"] != seat:
             return None  # the move itself shows up as its (public) events
         ms = line.get("ms", 0)
         return f"▶ seat {line['seat']} ({who}): {line['action']}{status}  ({ms:.1f} ms)"
     if kind == "fault":
         return f"! fault, seat {line['seat']}: {line['kind']}: {line['reason']}"
     if kind == "stderr":
-        if seat is not None and line["seat"] != seat:
+        if seat is not ALL_HANDS and line["seat"] != seat:
             return None
         text = line["text"].rstrip()
         dropped = f" (+{line['dropped_bytes']} bytes not kept)" if line.get("dropped_bytes") else ""
@@ -89,7 +65,7 @@ class _TermFrame:
     state: Any
 
 
-def _term_frames(replay: Replay, seat: int | None) -> tuple[Any, list[_TermFrame]]:
+def _term_frames(replay: Replay, seat: SeatChoice) -> tuple[Any, list[_TermFrame]]:
     """The lines this point of view can read, each with the state after it."""
     header = replay.header
     game, _, steps = simulate(replay)
@@ -107,9 +83,9 @@ def _term_frames(replay: Replay, seat: int | None) -> tuple[Any, list[_TermFrame
 
 
 def _view_lines(
-    game: Any, state: Any, seat: int | None, seats: int, players: list[str]
+    game: Any, state: Any, seat: SeatChoice, seats: int, players: list[str]
 ) -> list[str]:
-    if seat is not None:
+    if not isinstance(seat, AllHands):
         return render_view(game.observation(state, seat))
     lines = []
     for s in range(seats):
@@ -125,7 +101,7 @@ def replay_show(replay: Replay, seat_text: str, console: Console, interactive: b
     players = list(header["players"])
 
     def title() -> str:
-        who = "all hands" if seat is None else f"seat {seat} ({players[seat]})"
+        who = "all hands" if isinstance(seat, AllHands) else f"seat {seat} ({players[seat]})"
         return (
             f"[bold]{header['game']}[/] match {header.get('match_id', '?')}, "
             f"seed {header['seed']}, players: {', '.join(players)} — viewing {who}"
@@ -174,7 +150,13 @@ def replay_show(replay: Replay, seat_text: str, console: Console, interactive: b
                 if choice:
                     seat = parse_seat(choice, seats)
                 else:
-                    seat = 0 if seat is None else None if seat + 1 >= seats else seat + 1
+                    seat = (
+                        0
+                        if isinstance(seat, AllHands)
+                        else ALL_HANDS
+                        if seat + 1 >= seats
+                        else seat + 1
+                    )
             except ValueError as exc:
                 console.print(f"[red]{exc}[/]")
                 continue

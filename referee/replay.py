@@ -28,7 +28,7 @@ from referee.game import (
 from referee.rules import RulesError, rules_to_dict
 
 if TYPE_CHECKING:
-    from referee.match import FaultRecord, MatchSpec
+    from referee.matchspec import FaultRecord, MatchSpec
 
 SCHEMA_VERSION = 1
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -92,3 +94,44 @@ def sample_tournament(
     )
     result: dict[str, Any] = json.loads(out.stdout)
     return result
+
+
+# Running in parallel (`scripts/test -n auto --dist loadscope`, pytest-xdist). A fixture
+# wider than a test (a module's or the session's tournament, browser or cluster) is made
+# once per worker that runs a test using it, so the tests that may share one form one
+# work unit: the module, or the folder whose conftest.py defines it; every other test is a
+# unit of its own. xdist hands out the largest units first. (xdist's own xdist_group marks
+# do not reach pytest 9's node ids, so the units are made here.)
+_SHARED_FIXTURE = re.compile(r"""scope=["'](session|package|module)["']""")
+
+
+@functools.cache
+def _defines_shared_fixture(path: Path) -> bool:
+    return path.is_file() and _SHARED_FIXTURE.search(path.read_text(encoding="utf-8")) is not None
+
+
+def work_unit(nodeid: str) -> str:
+    """The unit of work a test belongs to: its module or folder if one of them defines a
+    fixture wider than a test, else the test itself."""
+    module = nodeid.split("::", 1)[0]
+    if _defines_shared_fixture(ROOT / module):
+        return module
+    for folder in (ROOT / module).parents:
+        if folder == ROOT:
+            break
+        if _defines_shared_fixture(folder / "conftest.py"):
+            return folder.relative_to(ROOT).as_posix()
+    return nodeid
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedFixtureScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+    return SharedFixtureScheduling(config, log)

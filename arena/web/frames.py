@@ -1,4 +1,4 @@
-"""The frames of a replay: what the HTML page (and the terminal viewer) steps through.
+"""The frames of a replay: what the HTML page steps through.
 
 A frame is one step of play: a decision with the events and faults it caused, the
 state after it, and every seat's observation of that state. The first frame is the
@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from arena.viewer import event_text
+from arena.rendering import ALL_HANDS, event_text
 from referee.replay import Replay, simulate
 from referee.views import to_jsonable
 
@@ -73,7 +73,7 @@ def _line_json(line: dict[str, Any], seats: int) -> dict[str, Any]:
     kind = line["type"]
     if kind == "event":
         public = str(line["text"])
-        everything = event_text(line, None)
+        everything = event_text(line, ALL_HANDS)
         if everything != public:  # a private text: say whose, since it reads "you ..."
             seen = ", ".join(str(s) for s in line.get("visible_to", []))
             everything = f"{everything}  [seat {seen} only]"

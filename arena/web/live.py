@@ -14,7 +14,7 @@ import grpc
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message
 
-from arena.viewer import render_data
+from arena.rendering import render_data
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
 

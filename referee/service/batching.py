@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from referee.service.sessions import PlayerSession
+
+class HoldsEvents(Protocol):
+    """A session whose held-back events the batcher sends (a HoldsEvents; declared here
+    so this module does not import the sessions module, which imports it)."""
+
+    def flush_events(self) -> None: ...
+
 
 # Events wait up to this long for company before they are sent on their own; a Turn
 # takes them along at once. Fewer, larger messages: the transport costs per message.
@@ -21,17 +26,17 @@ class EventBatcher:
     session and step cost more than the rest of the batching."""
 
     def __init__(self) -> None:
-        self.waiting: dict[PlayerSession, float] = {}  # session -> when its events began
+        self.waiting: dict[HoldsEvents, float] = {}  # session -> when its events began
         self._timer: asyncio.TimerHandle | None = None
 
-    def hold(self, session: PlayerSession) -> None:
+    def hold(self, session: HoldsEvents) -> None:
         if session not in self.waiting:
             loop = asyncio.get_running_loop()
             self.waiting[session] = loop.time()
             if self._timer is None:
                 self._timer = loop.call_later(EVENT_FLUSH_SECONDS / 2, self._tick)
 
-    def release(self, session: PlayerSession) -> None:
+    def release(self, session: HoldsEvents) -> None:
         self.waiting.pop(session, None)
 
     def _tick(self) -> None:

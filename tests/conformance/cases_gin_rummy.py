@@ -4,14 +4,20 @@ the 3- and 4-player formats.
 Random bots rarely knock under the default knock_limit, so several cases raise the
 limit to reach many showdowns (layoffs, undercuts, gin) and short target scores or
 max_hands keep matches short enough for thousands of checked playouts. The knowledge
-model resampled (gin-rummy.md "What a seat sees") is in the engine's
-``resample_hidden``: a seat keeps its hand, the pile and the cards taken from it;
-everything else at its table and every hidden card at the other table is redealt.
+model resampled (gin-rummy.md "What a seat sees") is ``resample_hidden`` below: a seat
+keeps its hand, the pile and the cards taken from it; everything else at its table and
+every hidden card at the other table is redealt.
 """
 
 from __future__ import annotations
 
-from referee.games.gin_rummy import all_cards, resample_hidden
+import dataclasses
+import random
+
+from referee.cards import STANDARD_DECK, Card
+from referee.games.gin_rummy import GinRummyState
+from referee.games.gin_rummy.melds import bits
+from referee.games.gin_rummy.table import DONE, rebuild_table
 from tests.conformance.harness import Case
 
 GAME = "gin_rummy"
@@ -63,4 +69,51 @@ CASES = [
     Case("four-default-short", {"players": 4, "max_hands": 1}, seats=4, playouts=8, leak_checks=2),
 ]
 
-__all__ = ["CASES", "GAME", "all_cards", "resample_hidden"]
+
+def all_cards(s: GinRummyState) -> list[Card]:
+    """Every card in every zone of the current deal(s): hands, stock, pile, knock card."""
+    out: list[Card] = []
+    deck = STANDARD_DECK
+    for t in s.tables:
+        for m in t.hands:
+            out += [deck[i] for i in bits(m)]
+        out += [deck[i] for i in t.stock[t.stock_pos :]]
+        out += [deck[i] for i in t.pile]
+        if t.knock_card >= 0:
+            out.append(deck[t.knock_card])
+    return out
+
+
+def resample_hidden(s: GinRummyState, seat: int | None, rng: random.Random) -> GinRummyState:
+    """The state with every card ``seat`` cannot see redealt among the places it cannot see.
+
+    At its own table a seat knows its hand, the pile and the cards its opponent took from
+    the pile; everything else there (the opponent's other cards, the stock) is shuffled.
+    At any other table (or as a spectator, or sitting out) only the pile and taken cards
+    are known. A finished table's hands were laid down (public) and keep their cards.
+    """
+    tables = []
+    for t in s.tables:
+        if t.phase == DONE and t.result is not None and t.result.result != "void":
+            rest = t.stock[t.stock_pos :]
+            pool = list(rest)
+            rng.shuffle(pool)
+            tables.append(rebuild_table(t, s.rules, t.hands, pool))
+            continue
+        known = [seat is not None and t.seats[p] == seat for p in (0, 1)]
+        pool = list(t.stock[t.stock_pos :])
+        for p in (0, 1):
+            if not known[p]:
+                pool += bits(t.hands[p] & ~t.taken[p])
+        rng.shuffle(pool)
+        hands = list(t.hands)
+        for p in (0, 1):
+            if not known[p]:
+                n = (t.hands[p] & ~t.taken[p]).bit_count()
+                m = t.taken[p]
+                for c in pool[:n]:
+                    m |= 1 << c
+                pool = pool[n:]
+                hands[p] = m
+        tables.append(rebuild_table(t, s.rules, (hands[0], hands[1]), pool))
+    return dataclasses.replace(s, tables=tuple(tables))

@@ -22,13 +22,12 @@ from referee.games.gin_rummy import (
     GAME,
     GinRummyRules,
     GinRummyState,
-    all_cards,
     new_match,
-    resample_hidden,
     stack_deck,
 )
 from referee.games.gin_rummy import melds as M
 from referee.views import observation_message, to_jsonable
+from tests.conformance.cases_gin_rummy import all_cards, resample_hidden
 
 
 def rules(**options: Any) -> GinRummyRules:

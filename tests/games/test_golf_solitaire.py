@@ -8,8 +8,9 @@ import pytest
 from referee.cards import card, cards
 from referee.game import IllegalAction, InvalidAction, RulesError, get_game, parse_rules
 from referee.games.golf_solitaire import GAME
-from referee.games.golf_solitaire.deals import Deal, hole_deal, pysol_deal, pysol_deal_order
+from referee.games.golf_solitaire.deals import Deal, pysol_deal, pysol_deal_order
 from referee.games.golf_solitaire.engine import GolfSolitaireState
+from referee.games.golf_solitaire.holes import hole_deal
 from referee.games.golf_solitaire.rules import GolfSolitaireRules
 from referee.games.golf_solitaire.solver import can_clear
 

@@ -19,14 +19,14 @@ from referee.games.golf_solitaire.board import (
     parse_deal_text,
     solve_file_text,
 )
-from referee.games.golf_solitaire.deals import Deal, hole_deal, pysol_deal
+from referee.games.golf_solitaire.deals import Deal, pysol_deal
+from referee.games.golf_solitaire.holes import hindsight_best_scores, hole_deal
 from referee.games.golf_solitaire.rules import EMPTY, GolfSolitaireRules, adjacency
 from referee.games.golf_solitaire.solver import (
     DepthFirstSearch,
     best_score,
     can_clear,
     deal_best_score,
-    hindsight_best_scores,
     solve,
 )
 

@@ -11,7 +11,7 @@ import grpc
 import pytest
 from google.protobuf import text_format
 
-from arena.viewer import event_text
+from arena.rendering import event_text
 from referee.match import MatchConfig
 from referee.replay import parse_replay, simulate, verify_replay
 from referee.service import MatchRuntime, RefereeCore, start_server

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from arena.viewer import event_text
+from arena.rendering import event_text
 from arena.web.frames import Frame, page_data
 from arena.web.replay_page import replay_html
 from referee.game import game_names
@@ -159,6 +159,9 @@ def exercise(page: Any, html_file: Path, replay: Any, shot: Path | None = None) 
     page.click("#play")
     page.wait_for_function("Number(document.body.dataset.frame) >= 2")
     step(page, " ")  # pause
+    # The page has handled the key once the button offers play again (under load the key
+    # may arrive a tick later than the call returns).
+    page.wait_for_function("document.getElementById('play').textContent === '▶'")
     paused = frame_no(page)
     page.wait_for_timeout(300)
     assert frame_no(page) == paused

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from arena.viewer import event_text
+from arena.rendering import ALL_HANDS, event_text
 from arena.web.frames import page_data
 from arena.web.replay_page import replay_html
 from referee.game import game_names
@@ -76,7 +76,8 @@ def check_page_data(replay: Replay) -> dict[str, Any]:
         events = [line for line in frame.lines if line["type"] == "event"]
         shown = [item for item in entry["l"] if item["k"] == "event"]
         for line, item in zip(events, shown, strict=True):
-            assert item["pub"] == event_text(line, -1)
+            assert item["pub"] == event_text(line, None)
+            assert item["all"].startswith(event_text(line, ALL_HANDS))
             for seat in range(seats):
                 assert item.get("s", {}).get(str(seat), item["pub"]) == event_text(line, seat)
     assert data["frames"][-1]["l"][-1]["k"] == "end"

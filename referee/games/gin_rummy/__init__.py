@@ -10,9 +10,7 @@ from referee.games.gin_rummy.engine import (
     GAME,
     GinRummy,
     GinRummyState,
-    all_cards,
     new_match,
-    resample_hidden,
     stack_deck,
 )
 from referee.games.gin_rummy.rules import GinRummyRules
@@ -26,8 +24,6 @@ __all__ = [
     "GinRummyState",
     "GinRummyView",
     "GinTable",
-    "all_cards",
     "new_match",
-    "resample_hidden",
     "stack_deck",
 ]

@@ -10,14 +10,13 @@ opponents in turn); ``table`` plays the hand at a table. Chance comes only from
 from __future__ import annotations
 
 import dataclasses
-import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from referee.cards import STANDARD_DECK, Card, CardCodeError, card, cards_of
 from referee.game import Event, GameBase, InvalidAction, Outcome, chance_rng, ranks_from_scores
-from referee.games.gin_rummy.melds import VALUE, bits
+from referee.games.gin_rummy.melds import VALUE
 from referee.games.gin_rummy.rules import GinRummyRules
 from referee.games.gin_rummy.table import (
     ACTIONS,
@@ -31,7 +30,6 @@ from referee.games.gin_rummy.table import (
     codes_text,
     deal_table,
     event,
-    rebuild_table,
     table_act,
     table_view,
     why_illegal,
@@ -560,52 +558,3 @@ class GinRummy(GameBase[GinRummyState, str, GinRummyRules]):
 
 
 GAME = GinRummy()
-
-
-def all_cards(s: GinRummyState) -> list[Card]:
-    """Every card in every zone of the current deal(s): hands, stock, pile, knock card."""
-    out: list[Card] = []
-    deck = STANDARD_DECK
-    for t in s.tables:
-        for m in t.hands:
-            out += cards_of(m)
-        out += [deck[i] for i in t.stock[t.stock_pos :]]
-        out += [deck[i] for i in t.pile]
-        if t.knock_card >= 0:
-            out.append(deck[t.knock_card])
-    return out
-
-
-def resample_hidden(s: GinRummyState, seat: int | None, rng: random.Random) -> GinRummyState:
-    """The state with every card ``seat`` cannot see redealt among the places it cannot see.
-
-    At its own table a seat knows its hand, the pile and the cards its opponent took from
-    the pile; everything else there (the opponent's other cards, the stock) is shuffled.
-    At any other table (or as a spectator, or sitting out) only the pile and taken cards
-    are known. A finished table's hands were laid down (public) and keep their cards.
-    """
-    tables = []
-    for t in s.tables:
-        if t.phase == DONE and t.result is not None and t.result.result != "void":
-            rest = t.stock[t.stock_pos :]
-            pool = list(rest)
-            rng.shuffle(pool)
-            tables.append(rebuild_table(t, s.rules, t.hands, pool))
-            continue
-        known = [seat is not None and t.seats[p] == seat for p in (0, 1)]
-        pool = list(t.stock[t.stock_pos :])
-        for p in (0, 1):
-            if not known[p]:
-                pool += bits(t.hands[p] & ~t.taken[p])
-        rng.shuffle(pool)
-        hands = list(t.hands)
-        for p in (0, 1):
-            if not known[p]:
-                n = (t.hands[p] & ~t.taken[p]).bit_count()
-                m = t.taken[p]
-                for c in pool[:n]:
-                    m |= 1 << c
-                pool = pool[n:]
-                hands[p] = m
-        tables.append(rebuild_table(t, s.rules, (hands[0], hands[1]), pool))
-    return dataclasses.replace(s, tables=tuple(tables))

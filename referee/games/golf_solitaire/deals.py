@@ -1,5 +1,6 @@
 """Golf solitaire deals: the ``Deal`` value, PySolFC-compatible deal numbers, and the deal
-of each hole of a match (from the seed or from deal numbers, honouring ``winnable_only``).
+drawn from a match seed. Which deal a hole gets (``winnable_only`` needs the solver) is
+:mod:`.holes`, above both this module and the solver.
 
 PySolFC numbering (learned from PySolFC and shlomif's pysol_cards; written anew here):
 the 52 cards are listed clubs, spades, hearts, diamonds, Ace to King within a suit.
@@ -27,7 +28,6 @@ COLUMNS = 7
 ROWS = 5
 TABLEAU_CARDS = COLUMNS * ROWS
 MS_DEALS = 32000  # game numbers up to this use the Microsoft generator
-REDEAL_LIMIT = 10_000  # winnable_only: give up (an error) after this many skipped deals
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,19 +110,3 @@ def seed_deal(rules: GolfSolitaireRules, seed: int, hole: int, attempt: int = 0)
     purpose = "deal" if attempt == 0 else f"deal/redeal {attempt}"
     order = shuffled(make_deck(1, rules.jokers), chance_rng(seed, hole, purpose))
     return deal_from_order(order, rules.foundation_starts_empty)
-
-
-def hole_deal(rules: GolfSolitaireRules, seed: int, hole: int) -> Deal:
-    """The deal of hole ``hole`` (0-based) of a match: the same for every seat, and a pure
-    function of (rules, seed, hole). With ``winnable_only`` a deal the solver cannot clear
-    is skipped for the next deal number (or the next reshuffle of the seed)."""
-    from .solver import can_clear  # the solver imports Deal from here
-
-    for attempt in range(REDEAL_LIMIT):
-        if rules.deal_numbers is not None:
-            deal = pysol_deal(rules.deal_numbers[hole] + attempt, rules.foundation_starts_empty)
-        else:
-            deal = seed_deal(rules, seed, hole, attempt)
-        if not rules.winnable_only or can_clear(deal, rules):
-            return deal
-    raise ValueError(f"no clearable deal for hole {hole + 1} in {REDEAL_LIMIT} tries")

@@ -20,7 +20,8 @@ from typing import Any, ClassVar
 from referee.cards import Card, codes
 from referee.game import Event, GameBase, InvalidAction, Outcome, RulesError, ranks_from_scores
 
-from .deals import COLUMNS, Deal, hole_deal
+from .deals import COLUMNS, Deal
+from .holes import hindsight_best_scores, hole_deal
 from .rules import EMPTY, MAX_SEATS, GolfSolitaireRules, rules_adjacency
 
 STOCK_CODE = "stock"
@@ -416,8 +417,6 @@ class GolfSolitaire(GameBase[GolfSolitaireState, str, GolfSolitaireRules]):
         """The best score achievable on each hole of the match with these rules and seed,
         with the stock known (the solver); the deals depend on nothing else. Their sum is
         the best possible stroke total, to set a seat's score against."""
-        from .solver import hindsight_best_scores  # the solver is only needed here
-
         return hindsight_best_scores(rules, seed)
 
     def hindsight_best_total(self, rules: GolfSolitaireRules, seed: int) -> float | None:

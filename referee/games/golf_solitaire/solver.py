@@ -31,7 +31,7 @@ from typing import Any
 from referee.cards import Card
 from referee.rules import parse_rules
 
-from .deals import COLUMNS, Deal, hole_deal
+from .deals import COLUMNS, Deal
 from .rules import EMPTY, GolfSolitaireRules, rules_adjacency
 
 STOCK = COLUMNS  # the move index of "turn the stock" (0..6 are the columns)
@@ -474,13 +474,3 @@ def deal_best_score(deal: Deal, rules: GolfSolitaireRules) -> int:
 def can_clear(deal: Deal, rules: GolfSolitaireRules) -> bool:
     """Whether the tableau can be cleared with the stock order known."""
     return deal_best_score(deal, rules) <= 0
-
-
-def hindsight_best_scores(
-    rules: GolfSolitaireRules | Mapping[str, Any] | None, seed: int
-) -> tuple[int, ...]:
-    """The best achievable score of each hole of the match with these rules and seed (the
-    deals are a pure function of them, the same for every seat), with the stock known.
-    For the leaderboard: a bot's hole scores next to the best possible on the same deals."""
-    r = _as_rules(rules)
-    return tuple(deal_best_score(hole_deal(r, seed, h), r) for h in range(r.holes))
