@@ -14,22 +14,19 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee.game import Event, get_game, parse_rules
+from referee.game import get_game, parse_rules
 from referee.match import (
-    DecisionRequest,
-    FaultRecord,
     MatchConfig,
     MatchDriver,
-    MatchResult,
     MatchSpec,
 )
+from tests.agents import RandomAgent
 
 GOLDEN_DIR = Path(__file__).resolve().parent
 
@@ -109,29 +106,6 @@ CASES: tuple[GoldenCase, ...] = (
 )
 
 
-class SeededRandomSeat:
-    """A seat agent that picks uniformly among the legal codes with its own seeded stream."""
-
-    def __init__(self, seed: int, seat: int) -> None:
-        # A string seed is hashed with SHA-512: the same stream on every machine and run.
-        self.rng = random.Random(f"golden/{seed}/{seat}")
-
-    async def start(self, spec: MatchSpec, seat: int) -> None:
-        return None
-
-    async def decide(self, request: DecisionRequest) -> str:
-        return self.rng.choice(request.legal)
-
-    async def fault(self, seat: int, record: FaultRecord, strikes: int) -> None:
-        return None
-
-    async def notify(self, seat: int, events: Sequence[Event]) -> None:
-        return None
-
-    async def finish(self, result: MatchResult, seat: int) -> None:
-        return None
-
-
 def record(case: GoldenCase) -> str:
     """Play the case's match and return its replay, wall-clock fields fixed."""
     engine = get_game(case.game)
@@ -144,7 +118,7 @@ def record(case: GoldenCase) -> str:
         players=tuple(f"random{seat}" for seat in range(case.seats)),
         config=case.config,
     )
-    agents = [SeededRandomSeat(case.seed, seat) for seat in range(case.seats)]
+    agents = [RandomAgent(f"golden/{case.seed}/{seat}") for seat in range(case.seats)]
     driver = MatchDriver(spec, agents, started_at=FIXED_TIME)
     # In a thread of its own, so that a caller already inside an event loop can record too.
     with ThreadPoolExecutor(1) as pool:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 from collections.abc import Sequence
 
 import pytest
@@ -21,19 +20,18 @@ from referee.match import (
     SeatFault,
 )
 from referee.replay import ReplayError, parse_replay, verify_replay
+from tests.agents import RandomAgent
 
 
-class RandomSeat:
-    """An in-process seat: random legal codes, or a scripted misbehaviour."""
+class RandomSeat(RandomAgent):
+    """An in-process seat: random legal codes, or a scripted misbehaviour; keeps what it
+    was told."""
 
     def __init__(self, seed: int, bad: str | None = None) -> None:
-        self.rng = random.Random(seed)
+        super().__init__(seed)
         self.bad = bad
         self.notices: list[str] = []
         self.faults: list[FaultRecord] = []
-
-    async def start(self, spec: MatchSpec, seat: int) -> None:
-        pass
 
     async def decide(self, request: DecisionRequest) -> str:
         if self.bad == "sleep":
@@ -42,16 +40,13 @@ class RandomSeat:
             raise SeatFault("crash", "gone")
         if self.bad == "bug":
             raise RuntimeError("agent bug")
-        return self.rng.choice(request.legal)
+        return await super().decide(request)
 
     async def fault(self, seat: int, record: FaultRecord, strikes: int) -> None:
         self.faults.append(record)
 
     async def notify(self, seat: int, events: Sequence[Event]) -> None:
         self.notices.extend(e.text_for(seat) for e in events)
-
-    async def finish(self, result: MatchResult, seat: int) -> None:
-        pass
 
 
 def run(

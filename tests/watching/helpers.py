@@ -7,28 +7,26 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
-import random
 import re
 import shutil
 import sys
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from arena.web.frames import Frame, iter_frames
 from referee.cards import Card
-from referee.game import Event, get_game, parse_rules
+from referee.game import get_game, parse_rules
 from referee.match import (
     DecisionRequest,
-    FaultRecord,
     MatchConfig,
     MatchDriver,
-    MatchResult,
     MatchSpec,
 )
 from referee.replay import Replay, parse_replay
+from tests.agents import RandomAgent
 from tests.conftest import sample_tournament
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,28 +64,6 @@ def run_tournament(db: Path, game: str) -> int:
 
 
 # ---- in-process matches (rule variants) -------------------------------------------------
-
-
-class RandomAgent:
-    """A seat that plays uniformly random legal moves, in process."""
-
-    def __init__(self, seed: int) -> None:
-        self.rng = random.Random(seed)
-
-    async def start(self, spec: MatchSpec, seat: int) -> None:
-        return None
-
-    async def decide(self, request: DecisionRequest) -> str:
-        return self.rng.choice(request.legal)
-
-    async def fault(self, seat: int, record: FaultRecord, strikes: int) -> None:
-        return None
-
-    async def notify(self, seat: int, events: Sequence[Event]) -> None:
-        return None
-
-    async def finish(self, result: MatchResult, seat: int) -> None:
-        return None
 
 
 class CheatingAgent(RandomAgent):
