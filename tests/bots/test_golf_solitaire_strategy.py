@@ -5,8 +5,12 @@ same seed, and never answers with an illegal code."""
 from __future__ import annotations
 
 import itertools
+import json
+import subprocess
+import sys
 from collections.abc import Iterator, Sequence
 from functools import cache
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +26,7 @@ from sample_bots import random_bot
 from .helpers import checked
 
 GAME = "golf_solitaire"
+ROOT = Path(__file__).resolve().parents[2]
 STRICT = solitaire_adjacency(False, False)
 
 
@@ -189,3 +194,33 @@ def test_strategy_never_answers_an_illegal_code_over_many_random_deals(
         holes += 30
         assert len(out.scores) == 1
     assert holes == 150
+
+
+def test_solitaire_eval_scores_no_bot_below_the_hindsight_solver(tmp_path: Path) -> None:
+    """scripts/solitaire_eval runs end to end (it once broke when a module moved): on the
+    same PySolFC deals no bot scores better than the solver that knows the stock."""
+    out = tmp_path / "eval.json"
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "solitaire_eval"),
+            "--deals",
+            "1-4",
+            "--bots",
+            "hindsight,greedy,strategy",
+            "--json",
+            str(out),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    bots = json.loads(out.read_text())["bots"]
+    best = {row["deal"]: row["score"] for row in bots["hindsight"]["per_deal"]}
+    assert sorted(best) == [1, 2, 3, 4]
+    for label in ("greedy", "strategy"):
+        rows = bots[label]["per_deal"]
+        assert [r["deal"] for r in rows] == [1, 2, 3, 4]
+        assert all(r["score"] >= best[r["deal"]] for r in rows), label
+        assert all(r["decisions"] > 0 for r in rows)
