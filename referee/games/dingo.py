@@ -545,6 +545,7 @@ def _hunt_from(s: DingoState, rank: int, events: list[Event]) -> DingoState:
 def _skip_unhunted(s: DingoState, rank: int, events: list[Event]) -> tuple[DingoState, int]:
     """The ranks from ``rank`` on whose dingo was discarded are not hunted: their rabbits are
     discarded too. Returns the state and the next rank to hunt (14: none)."""
+    first = rank
     hunt_deck, discards, discard_mask, hunts = s.hunt_deck, s.discards, s.discard_mask, s.hunts
     while rank < 14 and discard_mask >> (_H + rank - 1) & 1:
         rabbit = hunt_deck[0]
@@ -571,7 +572,7 @@ def _skip_unhunted(s: DingoState, rank: int, events: list[Event]) -> tuple[Dingo
         discard_mask |= 1 << rabbit.index
         hunts = (*hunts, unhunted)
         rank += 1
-    if hunts is s.hunts:
+    if rank == first:
         return s, rank
     s = replace(s, hunt_deck=hunt_deck, discards=discards, discard_mask=discard_mask, hunts=hunts)
     return s, rank
@@ -598,7 +599,7 @@ def _ask_next(
         passed += (seat,)
         events.append(_event(s.deal_number, "hunt_pass", f"seat {seat} passes", seat))
         queue = queue[1:]
-    if passed is not hunt.passed:
+    if len(passed) > len(hunt.passed):
         hunt = replace(hunt, passed=passed)
     if queue and len(hunt.wolves) < 2:
         return replace(
@@ -616,10 +617,6 @@ def _ask_next(
     if hunt.rank == 1:
         return _resolve_ace_hunt(s, hunt, hands, events)
     return _hunt_from(_resolve_hunt(s, hunt, hands, events), hunt.rank + 1, events)
-
-
-def _with_pass(h: HuntView, seat: int) -> HuntView:
-    return replace(h, passed=(*h.passed, seat))
 
 
 def _play_wolf(s: DingoState, seat: int, c: Card) -> DingoState:
@@ -647,7 +644,7 @@ def _decline(s: DingoState, seat: int) -> DingoState:
         # Same public text as a turn that ends after one wolf: holding both is not revealed.
         events = [_event(s.deal_number, "turn_end", f"seat {seat} ends its turn", seat)]
     else:
-        hunt = _with_pass(hunt, seat)
+        hunt = replace(hunt, passed=(*hunt.passed, seat))
         events = [_event(s.deal_number, "hunt_pass", f"seat {seat} passes", seat)]
     return _ask_next(s, hunt, s.queue[1:], s.hands, s.table, events)
 
