@@ -335,7 +335,7 @@ class PlayLoop(Generic[S, A]):
 
     __slots__ = ("decisions", "game", "max_decisions", "state", "waiting")
 
-    def __init__(self, game: Game[S, A, Any], state: S, max_decisions: int | None = None):
+    def __init__(self, game: Game[S, A, Any], state: S, max_decisions: int | None = None) -> None:
         self.game = game
         self.state = state
         self.waiting: tuple[int, ...] = game.to_act(state)  # () once the match is over

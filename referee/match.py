@@ -125,22 +125,24 @@ class MatchDriver:
         self.forfeited: list[int] = []
         self.asked = [0] * spec.seats  # decisions asked of each seat
         self.answered = [0] * spec.seats  # answers each seat gave (legal or not)
-        self.loop: PlayLoop[Any, Any] | None = None  # the match in play, once started
+        self.play_loop: PlayLoop[Any, Any] | None = None  # the match in play, once started
 
     @property
     def state(self) -> Any:
         """The match's state (None before it starts)."""
-        return None if self.loop is None else self.loop.state
+        return None if self.play_loop is None else self.play_loop.state
 
     @property
     def decisions(self) -> int:
         """Decisions applied so far."""
-        return 0 if self.loop is None else self.loop.decisions
+        return 0 if self.play_loop is None else self.play_loop.decisions
 
     async def run(self) -> MatchResult:
         game, spec = self.game, self.spec
         await asyncio.gather(*(self._safe_start(seat) for seat in range(spec.seats)))
-        self.loop = loop = PlayLoop(game, game.initial_state(spec.rules, spec.seats, spec.seed))
+        self.play_loop = loop = PlayLoop(
+            game, game.initial_state(spec.rules, spec.seats, spec.seed)
+        )
         await self._publish(game.events(loop.state))
         # The play loop's rounds; the seats of a round are asked at once.
         for to_act in loop.rounds():
@@ -156,7 +158,7 @@ class MatchDriver:
                 if code is None:  # this seat forfeited
                     continue
                 number = loop.decisions
-                if loop.play(seat, action):  # the seat may have nothing left to do
+                if loop.play(seat, action):  # False: the round left this seat nothing to do
                     self.recorder.decision(number, seat, code, elapsed, status)
                     await self._publish(game.events(loop.state))
         return await self._finish()
