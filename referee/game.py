@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
@@ -28,6 +28,7 @@ __all__ = [
     "IllegalAction",
     "InvalidAction",
     "Outcome",
+    "PlayLoop",
     "RulesError",
     "UnknownGame",
     "chance_rng",
@@ -319,6 +320,57 @@ def _every_waiting_seat(to_act: tuple[int, ...]) -> Sequence[int]:
     return to_act
 
 
+class PlayLoop(Generic[S, A]):
+    """The play loop (to_act -> legal_actions -> apply), the one piece of code that plays a
+    match: which seats a round asks, which decisions still count, applying them, counting
+    them, the end.
+
+    A round asks the seats waiting (``to_act``), or those ``seats(to_act)`` picks. A
+    decision is applied only while its seat is still waiting: an earlier decision of the
+    same round can leave a seat nothing to do. The match is over when nobody waits.
+    :func:`play_out` drives it in process, one seat at a time; the match driver
+    (:mod:`referee.match`) asks a round's seats at once, awaiting remote answers, and plays
+    them in order.
+    """
+
+    __slots__ = ("decisions", "game", "max_decisions", "state", "waiting")
+
+    def __init__(self, game: Game[S, A, Any], state: S, max_decisions: int | None = None) -> None:
+        self.game = game
+        self.state = state
+        self.waiting: tuple[int, ...] = game.to_act(state)  # () once the match is over
+        self.decisions = 0
+        self.max_decisions = max_decisions  # RuntimeError beyond it: an engine bug
+
+    def rounds(
+        self, seats: Callable[[tuple[int, ...]], Sequence[int]] = _every_waiting_seat
+    ) -> Iterator[Sequence[int]]:
+        """Each round's seats to ask, in order, until the match is over."""
+        while self.waiting:
+            yield seats(self.waiting)
+
+    def turns(
+        self, seats: Callable[[tuple[int, ...]], Sequence[int]] = _every_waiting_seat
+    ) -> Iterator[int]:
+        """The seats to ask one at a time: each round's, while each is still waiting."""
+        for round_seats in self.rounds(seats):
+            for seat in round_seats:
+                if seat in self.waiting:
+                    yield seat
+
+    def play(self, seat: int, action: A) -> bool:
+        """Apply ``seat``'s decision; False (nothing applied) when an earlier decision of
+        the round left the seat nothing to do."""
+        if seat not in self.waiting:
+            return False
+        if self.max_decisions is not None and self.decisions >= self.max_decisions:
+            raise RuntimeError(f"{self.game.name}: no end after {self.max_decisions} decisions")
+        self.state = self.game.apply(self.state, seat, action)
+        self.decisions += 1
+        self.waiting = self.game.to_act(self.state)
+        return True
+
+
 def play_out(
     game: Game[S, A, Any],
     state: S,
@@ -328,31 +380,23 @@ def play_out(
     on_state: Callable[[S], None] | None = None,
     max_decisions: int | None = None,
 ) -> tuple[S, int]:
-    """The play loop (to_act -> legal_actions -> apply) every in-process player uses: play
-    from ``state`` to the end; returns the final state and the number of decisions.
+    """Play from ``state`` to the end in process (local play, the conformance suite, the
+    benchmarks): returns the final state and the number of decisions.
 
-    ``choose(state, seat, legal)`` picks the seat's action. Each round asks the seats
-    ``seats(to_act)`` picks (default: every waiting seat, in order), skipping a seat that
-    an earlier decision of the round left with nothing to do. ``on_state`` sees the
-    starting state and the state after every decision. With ``max_decisions``, a match
-    that does not end within that many decisions raises RuntimeError (an engine bug).
-    The match driver (:mod:`referee.match`) runs the same steps, awaiting remote seats.
+    ``choose(state, seat, legal)`` picks the seat's action, one seat at a time
+    (:meth:`PlayLoop.turns` with ``seats``: default every waiting seat, in order).
+    ``on_state`` sees the starting state and the state after every decision. With
+    ``max_decisions``, a match that does not end within that many decisions raises
+    RuntimeError (an engine bug).
     """
+    loop = PlayLoop(game, state, max_decisions)
     if on_state is not None:
         on_state(state)
-    decisions = 0
-    while to_act := game.to_act(state):
-        for seat in seats(to_act):
-            if seat not in to_act:
-                continue
-            if max_decisions is not None and decisions >= max_decisions:
-                raise RuntimeError(f"{game.name}: no end after {max_decisions} decisions")
-            state = game.apply(state, seat, choose(state, seat, game.legal_actions(state, seat)))
-            decisions += 1
-            if on_state is not None:
-                on_state(state)
-            to_act = game.to_act(state)
-    return state, decisions
+    for seat in loop.turns(seats):
+        loop.play(seat, choose(loop.state, seat, game.legal_actions(loop.state, seat)))
+        if on_state is not None:
+            on_state(loop.state)
+    return loop.state, loop.decisions
 
 
 # The registry: game name -> module defining ``GAME`` (an engine instance).

@@ -17,7 +17,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from referee.game import Event, Game, InvalidAction, Outcome, forfeit_outcome, get_game
+from referee.game import (
+    Event,
+    Game,
+    InvalidAction,
+    Outcome,
+    PlayLoop,
+    forfeit_outcome,
+    get_game,
+)
 
 # The spec types live below both this driver and the replay recorder (so neither imports
 # the other); re-exported here, where callers have always imported them.
@@ -115,17 +123,31 @@ class MatchDriver:
         self.clocks = [_SeatClock(spec.config.time_bank_seconds) for _ in range(spec.seats)]
         self.faults: list[FaultRecord] = []
         self.forfeited: list[int] = []
-        self.decisions = 0
         self.asked = [0] * spec.seats  # decisions asked of each seat
         self.answered = [0] * spec.seats  # answers each seat gave (legal or not)
-        self.state: Any = None
+        self.play_loop: PlayLoop[Any, Any] | None = None  # the match in play, once started
+
+    @property
+    def state(self) -> Any:
+        """The match's state (None before it starts)."""
+        return None if self.play_loop is None else self.play_loop.state
+
+    @property
+    def decisions(self) -> int:
+        """Decisions applied so far."""
+        return 0 if self.play_loop is None else self.play_loop.decisions
 
     async def run(self) -> MatchResult:
         game, spec = self.game, self.spec
         await asyncio.gather(*(self._safe_start(seat) for seat in range(spec.seats)))
-        self.state = game.initial_state(spec.rules, spec.seats, spec.seed)
-        await self._publish(game.events(self.state))
-        while not self.forfeited and (to_act := game.to_act(self.state)):
+        self.play_loop = loop = PlayLoop(
+            game, game.initial_state(spec.rules, spec.seats, spec.seed)
+        )
+        await self._publish(game.events(loop.state))
+        # The play loop's rounds; the seats of a round are asked at once.
+        for to_act in loop.rounds():
+            if self.forfeited:
+                break
             if len(to_act) == 1:
                 asked = [await self._ask(to_act[0])]
             else:
@@ -135,10 +157,10 @@ class MatchDriver:
                     break
                 if code is None:  # this seat forfeited
                     continue
-                self.state = game.apply(self.state, seat, action)
-                self.recorder.decision(self.decisions, seat, code, elapsed, status)
-                self.decisions += 1
-                await self._publish(game.events(self.state))
+                number = loop.decisions
+                if loop.play(seat, action):  # False: the round left this seat nothing to do
+                    self.recorder.decision(number, seat, code, elapsed, status)
+                    await self._publish(game.events(loop.state))
         return await self._finish()
 
     async def _safe_start(self, seat: int) -> None:

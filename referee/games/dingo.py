@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from referee.cards import STANDARD_DECK, Card, card, cards_of, mask_of, shuffled
 from referee.game import Event, GameBase, InvalidAction, Outcome, chance_rng, ranks_from_scores
@@ -294,7 +294,7 @@ class DingoState:
     hunt_deck: tuple[Card, ...]
     discards: tuple[DiscardView, ...]
     discard_mask: int
-    passes: tuple[tuple[int, int, int, Card], ...]  # (step, from, to, card)
+    passes: tuple[PassView, ...]  # every card set (a view hides it from other seats)
     hunts: tuple[HuntView, ...]  # finished hunts of this deal
     current: HuntView | None  # the hunt in progress
     table: tuple[Card, ...]  # cards played in the hunt in progress
@@ -303,89 +303,35 @@ class DingoState:
     events: tuple[Event, ...]
 
 
-class _Table:
-    """A mutable working copy of a state for one transition (frozen again at the end)."""
+T = TypeVar("T")
 
-    rules: DingoRules
-    seed: int
-    deal_number: int
-    dealer: int
-    totals: tuple[int, ...]
-    history: tuple[DealScoresView, ...]
-    phase: int
-    step: int
-    turn: int
-    actor: int
-    rank: int
-    queue: tuple[int, ...]
-    turn_played: bool
-    hunt_deck: tuple[Card, ...]
-    discards: tuple[DiscardView, ...]
-    discard_mask: int
-    passes: tuple[tuple[int, int, int, Card], ...]
-    hunts: tuple[HuntView, ...]
-    current: HuntView | None
-    table: tuple[Card, ...]
-    hands_l: list[int]
-    scoring_l: list[tuple[Card, ...]]
-    penalty_l: list[tuple[Card, ...]]
-    ev: list[Event]
 
-    # Spelled out field by field: this runs on every decision (see docs/architecture.md, Performance).
-    def __init__(self, s: DingoState) -> None:
-        self.rules, self.seed, self.deal_number, self.dealer = (
-            s.rules,
-            s.seed,
-            s.deal_number,
-            s.dealer,
-        )
-        self.totals, self.history, self.phase, self.step = s.totals, s.history, s.phase, s.step
-        self.turn, self.actor, self.rank, self.queue = s.turn, s.actor, s.rank, s.queue
-        self.turn_played, self.hunt_deck, self.discards = s.turn_played, s.hunt_deck, s.discards
-        self.discard_mask, self.passes, self.hunts = s.discard_mask, s.passes, s.hunts
-        self.current, self.table = s.current, s.table
-        self.hands_l = list(s.hands)
-        self.scoring_l = list(s.scoring)
-        self.penalty_l = list(s.penalty)
-        self.ev = []
+def _set(items: tuple[T, ...], i: int, value: T) -> tuple[T, ...]:
+    """``items`` with item ``i`` replaced."""
+    return (*items[:i], value, *items[i + 1 :])
 
-    def freeze(self) -> DingoState:
-        return DingoState(
-            rules=self.rules,
-            seed=self.seed,
-            deal_number=self.deal_number,
-            dealer=self.dealer,
-            totals=self.totals,
-            history=self.history,
-            hands=tuple(self.hands_l),
-            phase=self.phase,
-            step=self.step,
-            turn=self.turn,
-            actor=self.actor,
-            rank=self.rank,
-            queue=self.queue,
-            turn_played=self.turn_played,
-            hunt_deck=self.hunt_deck,
-            discards=self.discards,
-            discard_mask=self.discard_mask,
-            passes=self.passes,
-            hunts=self.hunts,
-            current=self.current,
-            table=self.table,
-            scoring=tuple(self.scoring_l),
-            penalty=tuple(self.penalty_l),
-            events=tuple(self.ev),
-        )
 
-    def event(
-        self,
-        kind: str,
-        text: str,
-        seat: int | None = None,
-        private: str | None = None,
-        visible: Iterable[int] = (),
-    ) -> None:
-        self.ev.append(Event(kind, text, seat, private, frozenset(visible), self.deal_number))
+def _add(piles: tuple[tuple[Card, ...], ...], seat: int, *cs: Card) -> tuple[tuple[Card, ...], ...]:
+    """``piles`` with ``cs`` put on the seat's pile."""
+    return _set(piles, seat, (*piles[seat], *cs))
+
+
+def _event(
+    deal_number: int,
+    kind: str,
+    text: str,
+    seat: int | None = None,
+    private: str | None = None,
+    visible: Iterable[int] = (),
+) -> Event:
+    return Event(
+        kind=kind,
+        text=text,
+        seat=seat,
+        private_text=private,
+        visible_to=frozenset(visible),
+        hand=deal_number,
+    )
 
 
 def _blank(rules: DingoRules, seed: int) -> DingoState:
@@ -427,28 +373,62 @@ def _random_hands(seed: int, deal_number: int, dealer: int) -> tuple[int, ...]:
     return tuple(masks)
 
 
-def _begin_deal(t: _Table, deal_number: int, dealer: int, hands: Sequence[int]) -> None:
-    t.deal_number = deal_number
-    t.dealer = dealer
-    t.hands_l = list(hands)
-    t.phase, t.step, t.turn, t.actor = DISCARD, 1, 0, dealer
-    t.rank, t.queue, t.turn_played = 0, (), False
-    t.hunt_deck = HUNT_DECK
-    t.discards, t.discard_mask, t.passes = (), 0, ()
-    t.hunts, t.current, t.table = (), None, ()
-    t.scoring_l = [()] * SEATS
-    t.penalty_l = [()] * SEATS
-    t.event(
-        "deal",
-        f"deal {deal_number}: seat {dealer} deals 10 cards each; "
-        "the hunt deck 2D..KD lies face up, 2D on top",
+# --- the flow of a deal -------------------------------------------------------------------
+#
+# Each step takes the state and returns the next one (dataclasses.replace), threading the
+# transition's events in a list that becomes the ``events`` of the state a seat is asked in.
+# A step that ends waiting for a seat sets every changed field in one replace: this runs on
+# every decision (docs/architecture.md, Performance).
+
+
+def _begin_deal(
+    s: DingoState, deal_number: int, dealer: int, hands: tuple[int, ...], events: list[Event]
+) -> DingoState:
+    events.append(
+        _event(
+            deal_number,
+            "deal",
+            f"deal {deal_number}: seat {dealer} deals 10 cards each; "
+            "the hunt deck 2D..KD lies face up, 2D on top",
+        )
     )
     for seat in range(SEATS):
         held = " ".join(c.code for c in cards_of(hands[seat]))
-        t.event(
-            "hand", f"seat {seat} is dealt 10 cards", seat, f"seat {seat} is dealt {held}", (seat,)
+        events.append(
+            _event(
+                deal_number,
+                "hand",
+                f"seat {seat} is dealt 10 cards",
+                seat,
+                f"seat {seat} is dealt {held}",
+                (seat,),
+            )
         )
-    t.event("step", f"step 1 (discard): seat {dealer} discards first")
+    events.append(_event(deal_number, "step", f"step 1 (discard): seat {dealer} discards first"))
+    empty: tuple[tuple[Card, ...], ...] = ((),) * SEATS
+    return replace(
+        s,
+        deal_number=deal_number,
+        dealer=dealer,
+        hands=hands,
+        phase=DISCARD,
+        step=1,
+        turn=0,
+        actor=dealer,
+        rank=0,
+        queue=(),
+        turn_played=False,
+        hunt_deck=HUNT_DECK,
+        discards=(),
+        discard_mask=0,
+        passes=(),
+        hunts=(),
+        current=None,
+        table=(),
+        scoring=empty,
+        penalty=empty,
+        events=tuple(events),
+    )
 
 
 def state_from_hands(
@@ -466,283 +446,432 @@ def state_from_hands(
     cs = [tuple(c if isinstance(c, Card) else card(c) for c in h) for h in hands]
     if len(cs) != SEATS or any(len(h) != HAND_SIZE for h in cs):
         raise ValueError("give 4 hands of 10 cards")
-    masks = [mask_of(h) for h in cs]
+    masks = tuple(mask_of(h) for h in cs)
     if sum(len(h) for h in cs) != 40 or (masks[0] | masks[1] | masks[2] | masks[3]) != DEALT_MASK:
         raise ValueError("the hands must hold each card except 2D..KD exactly once")
     if not 0 <= dealer < SEATS:
         raise ValueError("dealer must be a seat 0-3")
-    t = _Table(_blank(rules or DingoRules(), seed))
-    _begin_deal(t, 1, dealer, masks)
-    return t.freeze()
+    return _begin_deal(_blank(rules or DingoRules(), seed), 1, dealer, masks, [])
 
 
-# --- the flow of a deal -------------------------------------------------------------------
+def _discard(s: DingoState, seat: int, c: Card) -> DingoState:
+    bit = 1 << c.index
+    return _next_turn(
+        s,
+        [_event(s.deal_number, "discard", f"seat {seat} discards {c.code}", seat)],
+        hands=_set(s.hands, seat, s.hands[seat] & ~bit),
+        discards=(*s.discards, DiscardView(seat=seat, step=s.step, card=c)),
+        discard_mask=s.discard_mask | bit,
+    )
 
 
-def _next_turn(t: _Table) -> None:
-    t.turn += 1
-    if t.turn == SEATS:
-        t.step += 1
-        t.turn = 0
-        if t.step == 8:
-            t.step = 0
-            t.event("step", "the hunt begins")
-            _hunt_from(t, 2)
-            return
-        t.event("step", f"step {t.step} ({_STEP_NAMES[t.step]}): seat {t.dealer} first")
-    if t.step % 2:
-        t.phase = DISCARD
-        t.actor = (t.dealer + t.turn) % SEATS
+def _pass(s: DingoState, seat: int, c: Card) -> DingoState:
+    to = (s.dealer + _PASS_ORDER[s.step][s.turn][1]) % SEATS
+    bit = 1 << c.index
+    hands = _set(s.hands, seat, s.hands[seat] & ~bit)
+    passed = _event(
+        s.deal_number,
+        "pass",
+        f"seat {seat} passes a card to seat {to}",
+        seat,
+        f"seat {seat} passes {c.code} to seat {to}",
+        (seat, to),
+    )
+    return _next_turn(
+        s,
+        [passed],
+        hands=_set(hands, to, hands[to] | bit),
+        passes=(*s.passes, PassView(step=s.step, from_seat=seat, to_seat=to, card=c)),
+    )
+
+
+def _next_turn(s: DingoState, events: list[Event], **played: Any) -> DingoState:
+    """After a discard or a pass (``played``: the fields it changed): the next seat of the
+    step, the first seat of the next step, or the hunt after step 7."""
+    step, turn = s.step, s.turn + 1
+    if turn == SEATS:
+        step, turn = step + 1, 0
+        if step == 8:
+            events.append(_event(s.deal_number, "step", "the hunt begins"))
+            return _hunt_from(replace(s, step=0, turn=0, **played), 2, events)
+        events.append(
+            _event(
+                s.deal_number, "step", f"step {step} ({_STEP_NAMES[step]}): seat {s.dealer} first"
+            )
+        )
+    if step % 2:
+        phase, actor = DISCARD, (s.dealer + turn) % SEATS
     else:
-        t.phase = PASS
-        t.actor = (t.dealer + _PASS_ORDER[t.step][t.turn][0]) % SEATS
+        phase, actor = PASS, (s.dealer + _PASS_ORDER[step][turn][0]) % SEATS
+    return replace(
+        s, step=step, turn=turn, phase=phase, actor=actor, events=tuple(events), **played
+    )
 
 
-def _holder(t: _Table, bit: int) -> int:
+def _holder(hands: tuple[int, ...], bit: int) -> int:
     for seat in range(SEATS):
-        if t.hands_l[seat] & bit:
+        if hands[seat] & bit:
             return seat
     raise AssertionError("card not in any hand")
 
 
-def _hunt_from(t: _Table, rank: int) -> None:
+def _hunt_from(s: DingoState, rank: int, events: list[Event]) -> DingoState:
     """Hunt ranks from ``rank`` up to K until a seat must decide, then the ace hunt."""
-    for r in range(rank, 14):
-        t.rank = r
-        rabbit = t.hunt_deck[0]
-        heart_bit = 1 << (_H + r - 1)
-        if t.discard_mask & heart_bit:
-            t.hunt_deck = t.hunt_deck[1:]
-            t.discards += (DiscardView(-1, 8, rabbit),)
-            t.discard_mask |= 1 << rabbit.index
-            t.hunts += (HuntView(r, rabbit, -1, None, (), (), -1, "rabbit discarded"),)
-            t.event(
-                "hunt",
-                f"rank {r}: the dingo {STANDARD_DECK[_H + r - 1].code} was "
-                f"discarded, so the rabbit {rabbit.code} is discarded",
-            )
-            continue
-        dingo = _holder(t, heart_bit)
-        heart = STANDARD_DECK[_H + r - 1]
-        t.hands_l[dingo] &= ~heart_bit
-        t.table = (heart,)
-        t.current = HuntView(r, rabbit, dingo, heart, (), (), -1, "")
-        t.queue = tuple((dingo + k) % SEATS for k in (1, 2, 3))
-        t.event("dingo", f"rank {r}: seat {dingo} plays the dingo {heart.code}", dingo)
-        if _ask_next(t, WOLVES[r], HUNT):
-            return
-        _resolve_hunt(t)
-    _ace_hunt(t)
-
-
-def _ask_next(t: _Table, wolf_mask: int, phase: int) -> bool:
-    """Walk the queue: seats holding no wolf pass automatically. True when a seat must decide."""
-    cur = t.current
-    assert cur is not None
-    while t.queue:
-        if len(cur.wolves) == 2:
-            t.queue = ()
-            break
-        seat = t.queue[0]
-        if t.hands_l[seat] & wolf_mask:
-            t.current = cur
-            t.phase, t.actor, t.turn_played = phase, seat, False
-            return True
-        cur = _with_pass(cur, seat)
-        t.event("hunt_pass", f"seat {seat} passes", seat)
-        t.queue = t.queue[1:]
-    t.current = cur
-    return False
-
-
-def _with_pass(h: HuntView, seat: int) -> HuntView:
-    return HuntView(h.rank, h.rabbit, h.dingo_seat, h.dingo, h.wolves, (*h.passed, seat), -1, "")
-
-
-def _continue_hunt(t: _Table) -> None:
-    """After the actor's turn ended: ask the next seats, resolve, go on."""
-    t.queue = t.queue[1:]
-    if t.rank == 1:
-        if not _ask_next(t, WOLF_ACE_MASK, ACE_HUNT):
-            _resolve_ace_hunt(t)
-        return
-    if not _ask_next(t, WOLVES[t.rank], HUNT):
-        _resolve_hunt(t)
-        _hunt_from(t, t.rank + 1)
-
-
-def _play_wolf(t: _Table, seat: int, c: Card) -> None:
-    cur = t.current
-    assert cur is not None
-    t.hands_l[seat] &= ~(1 << c.index)
-    t.table += (c,)
-    cur = HuntView(
-        cur.rank,
-        cur.rabbit,
-        cur.dingo_seat,
-        cur.dingo,
-        (*cur.wolves, PlayView(seat, c)),
-        cur.passed,
-        -1,
-        "",
+    s, rank = _skip_unhunted(s, rank, events)
+    if rank == 14:
+        return _ace_hunt(s, events)
+    heart = STANDARD_DECK[_H + rank - 1]
+    dingo = _holder(s.hands, 1 << heart.index)
+    events.append(
+        _event(
+            s.deal_number, "dingo", f"rank {rank}: seat {dingo} plays the dingo {heart.code}", dingo
+        )
     )
-    t.current = cur
-    t.event("wolf", f"seat {seat} plays the wolf {c.code}", seat)
-    wolf_mask = WOLF_ACE_MASK if t.rank == 1 else WOLVES[t.rank]
-    if len(cur.wolves) < 2 and t.hands_l[seat] & wolf_mask:
-        t.turn_played = True  # a player holding both decides on the other one now
-        return
-    if len(cur.wolves) < 2:
-        t.event("turn_end", f"seat {seat} ends its turn", seat)
-    _continue_hunt(t)
+    hunt = HuntView(
+        rank=rank,
+        rabbit=s.hunt_deck[0],
+        dingo_seat=dingo,
+        dingo=heart,
+        wolves=(),
+        passed=(),
+        rabbit_seat=-1,
+        result="",
+    )
+    hands = _set(s.hands, dingo, s.hands[dingo] & ~(1 << heart.index))
+    queue = tuple((dingo + k) % SEATS for k in (1, 2, 3))
+    return _ask_next(s, hunt, queue, hands, (heart,), events)
 
 
-def _decline(t: _Table, seat: int) -> None:
-    if t.turn_played:
+def _skip_unhunted(s: DingoState, rank: int, events: list[Event]) -> tuple[DingoState, int]:
+    """The ranks from ``rank`` on whose dingo was discarded are not hunted: their rabbits are
+    discarded too. Returns the state and the next rank to hunt (14: none)."""
+    first = rank
+    hunt_deck, discards, discard_mask, hunts = s.hunt_deck, s.discards, s.discard_mask, s.hunts
+    while rank < 14 and discard_mask >> (_H + rank - 1) & 1:
+        rabbit = hunt_deck[0]
+        events.append(
+            _event(
+                s.deal_number,
+                "hunt",
+                f"rank {rank}: the dingo {STANDARD_DECK[_H + rank - 1].code} was discarded, "
+                f"so the rabbit {rabbit.code} is discarded",
+            )
+        )
+        unhunted = HuntView(
+            rank=rank,
+            rabbit=rabbit,
+            dingo_seat=-1,
+            dingo=None,
+            wolves=(),
+            passed=(),
+            rabbit_seat=-1,
+            result="rabbit discarded",
+        )
+        hunt_deck = hunt_deck[1:]
+        discards = (*discards, DiscardView(seat=-1, step=8, card=rabbit))
+        discard_mask |= 1 << rabbit.index
+        hunts = (*hunts, unhunted)
+        rank += 1
+    if rank == first:
+        return s, rank
+    s = replace(s, hunt_deck=hunt_deck, discards=discards, discard_mask=discard_mask, hunts=hunts)
+    return s, rank
+
+
+def _ask_next(
+    s: DingoState,
+    hunt: HuntView,
+    queue: tuple[int, ...],
+    hands: tuple[int, ...],
+    table: tuple[Card, ...],
+    events: list[Event],
+) -> DingoState:
+    """Go on with ``hunt`` (its seats still to decide, the hands and the cards on the table
+    after its last step): seats holding no wolf pass automatically; the first seat that
+    holds one decides. With nobody left to ask, or after two wolves, the hunt is resolved
+    and play goes on."""
+    wolf_mask = WOLF_ACE_MASK if hunt.rank == 1 else WOLVES[hunt.rank]
+    passed = hunt.passed
+    while queue and len(hunt.wolves) < 2:
+        seat = queue[0]
+        if hands[seat] & wolf_mask:
+            break
+        passed += (seat,)
+        events.append(_event(s.deal_number, "hunt_pass", f"seat {seat} passes", seat))
+        queue = queue[1:]
+    if len(passed) > len(hunt.passed):
+        hunt = replace(hunt, passed=passed)
+    if queue and len(hunt.wolves) < 2:
+        return replace(
+            s,
+            hands=hands,
+            phase=ACE_HUNT if hunt.rank == 1 else HUNT,
+            actor=queue[0],
+            rank=hunt.rank,
+            queue=queue,
+            turn_played=False,
+            current=hunt,
+            table=table,
+            events=tuple(events),
+        )
+    if hunt.rank == 1:
+        return _resolve_ace_hunt(s, hunt, hands, events)
+    return _hunt_from(_resolve_hunt(s, hunt, hands, events), hunt.rank + 1, events)
+
+
+def _play_wolf(s: DingoState, seat: int, c: Card) -> DingoState:
+    hunt = s.current
+    assert hunt is not None
+    hunt = replace(hunt, wolves=(*hunt.wolves, PlayView(seat=seat, card=c)))
+    hands = _set(s.hands, seat, s.hands[seat] & ~(1 << c.index))
+    table = (*s.table, c)
+    events = [_event(s.deal_number, "wolf", f"seat {seat} plays the wolf {c.code}", seat)]
+    wolf_mask = WOLF_ACE_MASK if hunt.rank == 1 else WOLVES[hunt.rank]
+    if len(hunt.wolves) < 2 and hands[seat] & wolf_mask:
+        # A player holding both decides on the other one now.
+        return replace(
+            s, hands=hands, table=table, current=hunt, turn_played=True, events=tuple(events)
+        )
+    if len(hunt.wolves) < 2:
+        events.append(_event(s.deal_number, "turn_end", f"seat {seat} ends its turn", seat))
+    return _ask_next(s, hunt, s.queue[1:], hands, table, events)
+
+
+def _decline(s: DingoState, seat: int) -> DingoState:
+    hunt = s.current
+    assert hunt is not None
+    if s.turn_played:
         # Same public text as a turn that ends after one wolf: holding both is not revealed.
-        t.event("turn_end", f"seat {seat} ends its turn", seat)
+        events = [_event(s.deal_number, "turn_end", f"seat {seat} ends its turn", seat)]
     else:
-        cur = t.current
-        assert cur is not None
-        t.current = _with_pass(cur, seat)
-        t.event("hunt_pass", f"seat {seat} passes", seat)
-    _continue_hunt(t)
+        hunt = replace(hunt, passed=(*hunt.passed, seat))
+        events = [_event(s.deal_number, "hunt_pass", f"seat {seat} passes", seat)]
+    return _ask_next(s, hunt, s.queue[1:], s.hands, s.table, events)
 
 
-def _resolve_hunt(t: _Table) -> None:
-    cur = t.current
-    assert cur is not None and cur.dingo is not None
-    dingo, heart = cur.dingo_seat, cur.dingo
-    rabbit = t.hunt_deck[0]
-    t.hunt_deck = t.hunt_deck[1:]
-    if not cur.wolves:
-        t.penalty_l[dingo] += (rabbit,)
-        t.discards += (DiscardView(dingo, 8, heart),)
-        t.discard_mask |= 1 << heart.index
+def _resolve_hunt(
+    s: DingoState, hunt: HuntView, hands: tuple[int, ...], events: list[Event]
+) -> DingoState:
+    assert hunt.dingo is not None
+    dingo, heart = hunt.dingo_seat, hunt.dingo
+    rabbit = s.hunt_deck[0]
+    scoring, penalty = s.scoring, s.penalty
+    discards, discard_mask = s.discards, s.discard_mask
+    if not hunt.wolves:
+        penalty = _add(penalty, dingo, rabbit)
+        discards = (*discards, DiscardView(seat=dingo, step=8, card=heart))
+        discard_mask |= 1 << heart.index
         result, taker = "no wolf", -1
         text = (
-            f"rank {cur.rank}: no wolf; the rabbit {rabbit.code} goes to seat {dingo}'s "
+            f"rank {hunt.rank}: no wolf; the rabbit {rabbit.code} goes to seat {dingo}'s "
             f"penalty pile and the dingo {heart.code} is discarded"
         )
-    elif len(cur.wolves) == 1:
-        w = cur.wolves[0]
-        t.scoring_l[dingo] += (heart,)
-        t.scoring_l[w.seat] += (rabbit, w.card)
+    elif len(hunt.wolves) == 1:
+        w = hunt.wolves[0]
+        scoring = _add(_add(scoring, dingo, heart), w.seat, rabbit, w.card)
         result, taker = "one wolf", w.seat
         text = (
-            f"rank {cur.rank}: one wolf; seat {dingo} scores {heart.code}, seat {w.seat} "
+            f"rank {hunt.rank}: one wolf; seat {dingo} scores {heart.code}, seat {w.seat} "
             f"scores {rabbit.code} {w.card.code}"
         )
     else:
-        w1, w2 = cur.wolves
-        t.scoring_l[dingo] += (heart, w1.card)
-        t.scoring_l[w2.seat] += (rabbit, w2.card)
+        w1, w2 = hunt.wolves
+        scoring = _add(_add(scoring, dingo, heart, w1.card), w2.seat, rabbit, w2.card)
         result, taker = "two wolves", w2.seat
         text = (
-            f"rank {cur.rank}: two wolves; seat {dingo} scores {heart.code} "
+            f"rank {hunt.rank}: two wolves; seat {dingo} scores {heart.code} "
             f"{w1.card.code}, seat {w2.seat} scores {rabbit.code} {w2.card.code}"
         )
-    t.event("hunt", text)
-    t.hunts += (replace(cur, rabbit_seat=taker, result=result),)
-    t.current, t.table, t.queue = None, (), ()
+    events.append(_event(s.deal_number, "hunt", text))
+    return replace(
+        s,
+        hands=hands,
+        hunt_deck=s.hunt_deck[1:],
+        scoring=scoring,
+        penalty=penalty,
+        discards=discards,
+        discard_mask=discard_mask,
+        hunts=(*s.hunts, replace(hunt, rabbit_seat=taker, result=result)),
+        current=None,
+        table=(),
+        queue=(),
+    )
 
 
-def _ace_hunt(t: _Table) -> None:
-    t.rank = 1
+def _ace_hunt(s: DingoState, events: list[Event]) -> DingoState:
     for seat in range(SEATS):
-        if t.hands_l[seat] & ACE_MASK == ACE_MASK:
-            t.hands_l[seat] &= ~ACE_MASK
-            t.scoring_l[seat] += (ACE_CLUBS, ACE_RABBIT, ACE_HEARTS, ACE_SPADES)
-            wolves = (PlayView(seat, ACE_CLUBS), PlayView(seat, ACE_SPADES))
-            t.hunts += (HuntView(1, ACE_RABBIT, seat, ACE_HEARTS, wolves, (), seat, "four aces"),)
-            t.event("ace_hunt", f"ace hunt: seat {seat} shows all four aces and scores 19", seat)
-            _end_deal(t)
-            return
-    h = _holder(t, _BIT_AH)
-    t.hands_l[h] &= ~_BIT_AH
-    t.table = (ACE_HEARTS,)
-    t.current = HuntView(1, ACE_RABBIT, h, ACE_HEARTS, (), (), -1, "")
-    t.queue = tuple((h + k) % SEATS for k in (1, 2, 3, 4))
-    t.event("dingo", f"ace hunt: seat {h} plays AH", h)
-    if not _ask_next(t, WOLF_ACE_MASK, ACE_HUNT):
-        _resolve_ace_hunt(t)
-
-
-def _resolve_ace_hunt(t: _Table) -> None:
-    cur = t.current
-    assert cur is not None
-    h = cur.dingo_seat
-    if not cur.wolves:
-        t.penalty_l[h] += (ACE_HEARTS,)
-        cur = replace(cur, result="no wolf ace")
-        t.event("ace_hunt", f"ace hunt: no wolf ace; AH goes to seat {h}'s penalty pile")
-    else:
-        t.scoring_l[h] += (ACE_HEARTS,)
-        for w in cur.wolves:
-            t.scoring_l[w.seat] += (w.card,)
-        cur = replace(cur, result="wolf aces")
-        played = ", ".join(f"seat {w.seat} {w.card.code}" for w in cur.wolves)
-        t.event(
-            "ace_hunt", f"ace hunt: every ace played scores for its player: seat {h} AH, {played}"
-        )
-    t.table, t.queue = (), ()
-    x = _holder(t, _BIT_AD)
-    if any(w.seat == x for w in cur.wolves):
-        t.current = cur
-        t.phase, t.actor = ACE_RABBIT_CALL, x
-        t.event("ace_rabbit", "the dealer calls for the ace rabbit")
-        return
-    t.hands_l[x] &= ~_BIT_AD
-    t.penalty_l[x] += (ACE_RABBIT,)
-    t.hunts += (cur,)
-    t.current = None
-    t.event(
-        "ace_rabbit",
-        f"the ace rabbit AD was not played: it goes to seat {x}'s penalty pile (-3)",
-        x,
+        if s.hands[seat] & ACE_MASK == ACE_MASK:
+            shown = HuntView(
+                rank=1,
+                rabbit=ACE_RABBIT,
+                dingo_seat=seat,
+                dingo=ACE_HEARTS,
+                wolves=(PlayView(seat=seat, card=ACE_CLUBS), PlayView(seat=seat, card=ACE_SPADES)),
+                passed=(),
+                rabbit_seat=seat,
+                result="four aces",
+            )
+            events.append(
+                _event(
+                    s.deal_number,
+                    "ace_hunt",
+                    f"ace hunt: seat {seat} shows all four aces and scores 19",
+                    seat,
+                )
+            )
+            s = replace(
+                s,
+                rank=1,
+                hands=_set(s.hands, seat, s.hands[seat] & ~ACE_MASK),
+                scoring=_add(s.scoring, seat, ACE_CLUBS, ACE_RABBIT, ACE_HEARTS, ACE_SPADES),
+                hunts=(*s.hunts, shown),
+            )
+            return _end_deal(s, events)
+    h = _holder(s.hands, _BIT_AH)
+    events.append(_event(s.deal_number, "dingo", f"ace hunt: seat {h} plays AH", h))
+    hunt = HuntView(
+        rank=1,
+        rabbit=ACE_RABBIT,
+        dingo_seat=h,
+        dingo=ACE_HEARTS,
+        wolves=(),
+        passed=(),
+        rabbit_seat=-1,
+        result="",
     )
-    _end_deal(t)
+    hands = _set(s.hands, h, s.hands[h] & ~_BIT_AH)
+    queue = tuple((h + k) % SEATS for k in (1, 2, 3, 4))  # the dingo may hold a wolf ace
+    return _ask_next(s, hunt, queue, hands, (ACE_HEARTS,), events)
 
 
-def _ace_rabbit(t: _Table, seat: int, play: bool) -> None:
-    cur = t.current
-    assert cur is not None
-    t.hands_l[seat] &= ~_BIT_AD
-    if play:
-        t.scoring_l[seat] += (ACE_RABBIT,)
-        cur = replace(cur, rabbit_seat=seat)
-        t.event("ace_rabbit", f"seat {seat} plays the ace rabbit AD and scores 10", seat)
+def _resolve_ace_hunt(
+    s: DingoState, hunt: HuntView, hands: tuple[int, ...], events: list[Event]
+) -> DingoState:
+    h = hunt.dingo_seat
+    scoring, penalty = s.scoring, s.penalty
+    if not hunt.wolves:
+        penalty = _add(penalty, h, ACE_HEARTS)
+        hunt = replace(hunt, result="no wolf ace")
+        text = f"ace hunt: no wolf ace; AH goes to seat {h}'s penalty pile"
     else:
-        t.penalty_l[seat] += (ACE_RABBIT,)
-        t.event(
+        scoring = _add(scoring, h, ACE_HEARTS)
+        for w in hunt.wolves:
+            scoring = _add(scoring, w.seat, w.card)
+        hunt = replace(hunt, result="wolf aces")
+        played = ", ".join(f"seat {w.seat} {w.card.code}" for w in hunt.wolves)
+        text = f"ace hunt: every ace played scores for its player: seat {h} AH, {played}"
+    events.append(_event(s.deal_number, "ace_hunt", text))
+    x = _holder(hands, _BIT_AD)
+    if any(w.seat == x for w in hunt.wolves):
+        events.append(_event(s.deal_number, "ace_rabbit", "the dealer calls for the ace rabbit"))
+        return replace(
+            s,
+            hands=hands,
+            rank=1,
+            scoring=scoring,
+            penalty=penalty,
+            table=(),
+            queue=(),
+            current=hunt,
+            phase=ACE_RABBIT_CALL,
+            actor=x,
+            events=tuple(events),
+        )
+    events.append(
+        _event(
+            s.deal_number,
             "ace_rabbit",
-            f"seat {seat} does not play the ace rabbit AD: it goes to its penalty pile (-3)",
-            seat,
+            f"the ace rabbit AD was not played: it goes to seat {x}'s penalty pile (-3)",
+            x,
         )
-    t.hunts += (cur,)
-    t.current = None
-    _end_deal(t)
-
-
-def _end_deal(t: _Table) -> None:
-    scores = tuple(pile_score(t.scoring_l[i], t.penalty_l[i]) for i in range(SEATS))
-    t.totals = tuple(a + b for a, b in zip(t.totals, scores, strict=True))
-    t.history += (DealScoresView(t.deal_number, t.dealer, scores),)
-    t.event(
-        "deal_end", f"deal {t.deal_number} scores {_signed(scores)}; totals {_signed(t.totals)}"
     )
-    rules: DingoRules = t.rules
-    target = rules.target_score
-    if t.deal_number >= rules.deals or (target is not None and max(t.totals) >= target):
-        t.phase, t.actor, t.step, t.rank, t.queue = OVER, -1, 0, 0, ()
-        t.event(
-            "match_end",
-            f"the match is over after {t.deal_number} deal{'s' if t.deal_number > 1 else ''}: "
-            f"totals {_signed(t.totals)}",
+    s = replace(
+        s,
+        hands=_set(hands, x, hands[x] & ~_BIT_AD),
+        rank=1,
+        scoring=scoring,
+        penalty=_add(penalty, x, ACE_RABBIT),
+        hunts=(*s.hunts, hunt),
+        current=None,
+        table=(),
+        queue=(),
+    )
+    return _end_deal(s, events)
+
+
+def _ace_rabbit(s: DingoState, seat: int, play: bool) -> DingoState:
+    hunt = s.current
+    assert hunt is not None
+    hands = _set(s.hands, seat, s.hands[seat] & ~_BIT_AD)
+    if play:
+        events = [
+            _event(
+                s.deal_number,
+                "ace_rabbit",
+                f"seat {seat} plays the ace rabbit AD and scores 10",
+                seat,
+            )
+        ]
+        s = replace(
+            s,
+            hands=hands,
+            scoring=_add(s.scoring, seat, ACE_RABBIT),
+            hunts=(*s.hunts, replace(hunt, rabbit_seat=seat)),
+            current=None,
         )
-        return
-    dealer = (t.dealer + 1) % SEATS
-    _begin_deal(t, t.deal_number + 1, dealer, _random_hands(t.seed, t.deal_number + 1, dealer))
+    else:
+        events = [
+            _event(
+                s.deal_number,
+                "ace_rabbit",
+                f"seat {seat} does not play the ace rabbit AD: it goes to its penalty pile (-3)",
+                seat,
+            )
+        ]
+        s = replace(
+            s,
+            hands=hands,
+            penalty=_add(s.penalty, seat, ACE_RABBIT),
+            hunts=(*s.hunts, hunt),
+            current=None,
+        )
+    return _end_deal(s, events)
+
+
+def _end_deal(s: DingoState, events: list[Event]) -> DingoState:
+    scores = tuple(pile_score(a, b) for a, b in zip(s.scoring, s.penalty, strict=True))
+    totals = tuple(a + b for a, b in zip(s.totals, scores, strict=True))
+    history = (
+        *s.history,
+        DealScoresView(deal_number=s.deal_number, dealer=s.dealer, scores=scores),
+    )
+    n = s.deal_number
+    events.append(
+        _event(n, "deal_end", f"deal {n} scores {_signed(scores)}; totals {_signed(totals)}")
+    )
+    target = s.rules.target_score
+    if n >= s.rules.deals or (target is not None and max(totals) >= target):
+        events.append(
+            _event(
+                n,
+                "match_end",
+                f"the match is over after {n} deal{'s' if n > 1 else ''}: totals {_signed(totals)}",
+            )
+        )
+        return replace(
+            s,
+            totals=totals,
+            history=history,
+            phase=OVER,
+            actor=-1,
+            step=0,
+            rank=0,
+            queue=(),
+            events=tuple(events),
+        )
+    dealer = (s.dealer + 1) % SEATS
+    s = replace(s, totals=totals, history=history)
+    return _begin_deal(s, n + 1, dealer, _random_hands(s.seed, n + 1, dealer), events)
 
 
 def _signed(xs: Iterable[int]) -> str:
@@ -782,9 +911,7 @@ class DingoGame(GameBase[DingoState, Action, DingoRules]):
     def initial_state(self, rules: DingoRules, seats: int, seed: int) -> DingoState:
         if seats != SEATS:
             raise ValueError(f"dingo is played by exactly 4 seats, not {seats}")
-        t = _Table(_blank(rules, seed))
-        _begin_deal(t, 1, 0, _random_hands(seed, 1, 0))
-        return t.freeze()
+        return _begin_deal(_blank(rules, seed), 1, 0, _random_hands(seed, 1, 0), [])
 
     def to_act(self, s: DingoState) -> tuple[int, ...]:
         return () if s.phase == OVER else (s.actor,)
@@ -806,37 +933,18 @@ class DingoGame(GameBase[DingoState, Action, DingoRules]):
         return s.phase != OVER and seat == s.actor and _is_legal(s, seat, a)
 
     def _transition(self, s: DingoState, seat: int, action: Action) -> DingoState:
-        t = _Table(s)
         c = action.card
         if s.phase == DISCARD:
             assert c is not None
-            bit = 1 << c.index
-            t.hands_l[seat] &= ~bit
-            t.discards += (DiscardView(seat, s.step, c),)
-            t.discard_mask |= bit
-            t.event("discard", f"seat {seat} discards {c.code}", seat)
-            _next_turn(t)
-        elif s.phase == PASS:
+            return _discard(s, seat, c)
+        if s.phase == PASS:
             assert c is not None
-            to = (s.dealer + _PASS_ORDER[s.step][s.turn][1]) % SEATS
-            t.hands_l[seat] &= ~(1 << c.index)
-            t.hands_l[to] |= 1 << c.index
-            t.passes += ((s.step, seat, to, c),)
-            t.event(
-                "pass",
-                f"seat {seat} passes a card to seat {to}",
-                seat,
-                f"seat {seat} passes {c.code} to seat {to}",
-                (seat, to),
-            )
-            _next_turn(t)
-        elif s.phase == ACE_RABBIT_CALL:
-            _ace_rabbit(t, seat, action == PLAY_ACE_RABBIT)
-        elif c is not None:
-            _play_wolf(t, seat, c)
-        else:
-            _decline(t, seat)
-        return t.freeze()
+            return _pass(s, seat, c)
+        if s.phase == ACE_RABBIT_CALL:
+            return _ace_rabbit(s, seat, action == PLAY_ACE_RABBIT)
+        if c is not None:
+            return _play_wolf(s, seat, c)
+        return _decline(s, seat)
 
     def _phase_name(self, s: DingoState) -> str:
         return (
@@ -873,7 +981,7 @@ class DingoGame(GameBase[DingoState, Action, DingoRules]):
 
     def _view(self, s: DingoState, seat: int) -> DingoView:
         passes = tuple(
-            PassView(step, f, to, c if seat in (f, to) else None) for step, f, to, c in s.passes
+            p if seat in (p.from_seat, p.to_seat) else replace(p, card=None) for p in s.passes
         )
         hunts = s.hunts if s.current is None else (*s.hunts, s.current)
         return DingoView(

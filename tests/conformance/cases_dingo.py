@@ -54,7 +54,9 @@ def resample_hidden(state: DingoState, seat: int | None, rng: random.Random) -> 
         hands[s] = sum(1 << c.index for c in pool[:n])
         pool = pool[n:]
     passes = tuple(
-        p if seat in (p[1], p[2]) else (p[0], p[1], p[2], rng.choice(DEALT_CARDS))
+        p
+        if seat in (p.from_seat, p.to_seat)
+        else dataclasses.replace(p, card=rng.choice(DEALT_CARDS))
         for p in state.passes
     )
     return dataclasses.replace(state, hands=tuple(hands), passes=passes)

@@ -185,3 +185,41 @@ def test_a_long_running_referee_forgets_old_finished_matches() -> None:
     ids, kept, sessions = asyncio.run(scenario())
     assert kept == [*ids[2:], kept[-1]] and len(kept) == 3
     assert sessions == 6  # the forgotten matches' seat tokens are gone too
+
+
+class LoggingSeat(RandomAgent):
+    """A seat that notes when it is asked and when it answers, yielding in between."""
+
+    def __init__(self, seed: int, log: list[tuple[str, int, int]]) -> None:
+        super().__init__(seed)
+        self.log = log
+
+    async def decide(self, request: DecisionRequest) -> str:
+        self.log.append(("asked", request.seat, request.number))
+        await asyncio.sleep(0)
+        self.log.append(("answered", request.seat, request.number))
+        return await super().decide(request)
+
+
+def test_the_seats_of_a_round_are_asked_at_once_and_played_in_order() -> None:
+    # Golf solitaire's seats play their own deals simultaneously: every seat whose game is
+    # not over is to act in every round.
+    game = get_game("golf_solitaire")
+    log: list[tuple[str, int, int]] = []
+    spec = MatchSpec(
+        "m2",
+        "golf_solitaire",
+        parse_rules(game.Rules, {}),
+        2,
+        7,
+        ("a", "b"),
+        MatchConfig(move_seconds=1.0),
+    )
+    result = asyncio.run(MatchDriver(spec, [LoggingSeat(1, log), LoggingSeat(2, log)]).run())
+    assert result.reason == "finished" and not result.faults
+    # Both seats of the first round are asked before either answers.
+    assert log[:4] == [("asked", 0, 0), ("asked", 1, 0), ("answered", 0, 0), ("answered", 1, 0)]
+    decisions = parse_replay(result.replay).decisions
+    assert [d["seat"] for d in decisions[:2]] == [0, 1]
+    assert len(decisions) == result.decisions == sum(1 for e in log if e[0] == "answered")
+    assert verify_replay(parse_replay(result.replay)).ok
