@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.disclosure import deals_in_play
 from arena.leaderboard import Row, rows_from_results
 from arena.rating import compute_ratings
 from arena.stats import fmt_elo, head_to_head
@@ -37,6 +38,7 @@ class Report:
     cross: dict[tuple[str, str], tuple[int, int, int]] = field(default_factory=dict)
     history: list[Series] = field(default_factory=list)
     faults: dict[str, Counter[str]] = field(default_factory=dict)
+    withheld: frozenset[str] = frozenset()  # matches whose deal is still in play (no replay)
 
     @property
     def entrants(self) -> list[str]:
@@ -64,7 +66,9 @@ def gather(store: Store, tournament_id: int) -> Report:
     matches = store.matches(tournament_id=tournament_id)
     ordered = store.results_in_order(record.game, record.rules_key, tournament_id)
     seats = {match_id: list(rows) for match_id, rows in ordered}
-    report = Report(record, matches, seats)
+    in_play = deals_in_play(store, tournament_id)
+    withheld = frozenset(m["id"] for m in matches if m["seed"] in in_play)
+    report = Report(record, matches, seats, withheld=withheld)
     lower = get_game(record.game).lower_scores_win
     rated = compute_ratings(ordered, lower_scores_win=lower)
     faults: dict[str, Counter[str]] = defaultdict(Counter)
@@ -199,7 +203,11 @@ def _matches_html(report: Report, match_href: Callable[[str], str]) -> str:
         rows.append(
             (
                 m["idx"],
-                link(match_href(m["id"]), m["id"]),
+                (
+                    f"{m['id']} (replay when every table has played the deal)"
+                    if m["id"] in report.withheld
+                    else link(match_href(m["id"]), m["id"])
+                ),
                 lineup,
                 m["reason"],
                 m["decisions"],
@@ -257,11 +265,13 @@ def match_file(match_id: str) -> str:
 def write_report(
     store: Store, tournament_id: int, out: Path, progress: Callable[[int, int], None] | None = None
 ) -> Path:
-    """Write ``out/index.html`` and ``out/matches/<id>.html`` for every match; returns the
-    index file."""
+    """Write ``out/index.html`` and ``out/matches/<id>.html`` for every match (but those
+    whose deal is still in play: see :mod:`arena.disclosure`); returns the index file."""
     report = gather(store, tournament_id)
     (out / "matches").mkdir(parents=True, exist_ok=True)
     for n, m in enumerate(report.matches, start=1):
+        if m["id"] in report.withheld:
+            continue
         replay = parse_replay(store.replay_text(m["id"]))
         page_html = replay_html(replay, back_link=("../index.html", f"tournament {tournament_id}"))
         (out / match_file(m["id"])).write_text(page_html, encoding="utf-8")

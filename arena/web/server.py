@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
+from arena.disclosure import withheld_reason
 from arena.leaderboard import leaderboard
 from arena.store import Store, StoreError
 from arena.web.pages import link, page, table
@@ -26,6 +27,10 @@ from referee.replay import ReplayError, parse_replay
 
 class NotFound(LookupError):
     """A page that does not exist."""
+
+
+class Withheld(LookupError):
+    """A replay that may not be shown yet (see :mod:`arena.disclosure`)."""
 
 
 @dataclass(frozen=True)
@@ -162,12 +167,20 @@ def route(db: Path, path: str, query: dict[str, list[str]]) -> Response:
     arg = {k: v[-1] for k, v in query.items() if v}
     if parts[:1] == ["match"] and len(parts) == 2:
         match_id = parts[1]
-        if match_id.endswith(".jsonl"):
-            store = Store(db)
-            try:
-                text = store.replay_text(match_id[: -len(".jsonl")])
-            finally:
-                store.close()
+        raw = match_id.endswith(".jsonl")
+        if raw:
+            match_id = match_id[: -len(".jsonl")]
+        store = Store(db)
+        try:
+            # Checked on every request, before any cached page: a deal still in play at
+            # other tables is not shown to spectators.
+            reason = withheld_reason(store, store.match(match_id))
+            if reason is not None:
+                raise Withheld(reason)
+            text = store.replay_text(match_id) if raw else ""
+        finally:
+            store.close()
+        if raw:
             return Response(HTTPStatus.OK, "application/x-ndjson; charset=utf-8", text.encode())
         return _html(_replay_page(str(db), match_id, arg.get("seat", "all")))
     store = Store(db)
@@ -209,6 +222,8 @@ class _Handler(BaseHTTPRequestHandler):
             response = route(self.server.db, url.path, parse_qs(url.query))
         except (NotFound, StoreError) as exc:
             response = _error_page(HTTPStatus.NOT_FOUND, str(exc))
+        except Withheld as exc:
+            response = _error_page(HTTPStatus.FORBIDDEN, str(exc))
         except (ReplayError, sqlite3.Error, ValueError) as exc:
             response = _error_page(HTTPStatus.INTERNAL_SERVER_ERROR, str(exc))
         self._send(response)

@@ -1,0 +1,40 @@
+"""What spectators may see of a tournament still in play.
+
+Every table of a round plays the same deal (duplicate), so a finished match's replay
+(every hand, the stock order, the seed) shows cards that other tables of the round may
+still be playing. Anyone who can read replays while a tournament runs (``arena web``, a
+report written mid-tournament) could pass them to a bot still playing that deal. So a
+match's replay is withheld while any scheduled match on its deal is unplayed, and opens
+once every table has played the deal (or the tournament has finished). Results and
+scores stay visible: they show no card. The operator's own commands (``arena replay``,
+``arena matches export``) are not restricted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.runner import schedule
+from arena.store import Store
+
+
+def deals_in_play(store: Store, tournament_id: int) -> frozenset[int]:
+    """The seeds of the tournament's deals that some scheduled match has not played yet
+    (none once the tournament has finished: an SPRT that stopped plays no more)."""
+    record = store.tournament(tournament_id)
+    if record.status == "finished" or record.secret is None:
+        return frozenset()
+    finished = store.finished_indexes(tournament_id)
+    plans = schedule(record.settings, record.seats, record.secret)
+    return frozenset(plan.seed for plan in plans if plan.idx not in finished)
+
+
+def withheld_reason(store: Store, match: dict[str, Any]) -> str | None:
+    """Why ``match``'s replay may not be shown yet (None: it may)."""
+    tournament = match.get("tournament_id")
+    if not tournament or match["seed"] not in deals_in_play(store, tournament):
+        return None
+    return (
+        f"the deal of match {match['id']} is still being played at other tables of "
+        f"tournament {tournament}; its replay opens when every table has played it"
+    )

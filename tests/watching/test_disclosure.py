@@ -1,0 +1,101 @@
+"""A deal still in play at other tables is not shown to spectators: while any scheduled
+match on a deal is unplayed, the web server refuses the replays of the matches already
+played on it (page and JSON Lines), the tournament page does not link them and a report
+written then leaves them out; once the tournament resumes and plays the deal, they open.
+
+The database state "some tables have played the deal, one has not" is made by deleting
+one stored match of a finished tournament (the runner stores matches one at a time, so
+this is the state a running or killed tournament leaves), then resuming it for real."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import arena, sample_tournament
+from tests.watching.helpers import ROOT
+
+
+def _get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, Path, int]]:
+    db = tmp_path / "arena.db"
+    # Two seats, two bots, one round: two matches (both seat orders) on one deal.
+    data = sample_tournament(
+        db,
+        "golf_solitaire",
+        [("rnd", "random_bot"), ("greedy", "golf_solitaire_greedy")],
+        2,
+        ["holes=1"],
+    )
+    assert not data["errors"], data["errors"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "web", "--port", "0", "--quiet", "--db", str(db)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    yield line.split()[-1].rstrip("/"), db, int(data["tournament"])
+    proc.terminate()
+    proc.wait(10)
+
+
+def _unplay(db: Path, match_id: str, tournament: int) -> None:
+    """Forget one stored match, as if its table had not finished yet."""
+    with sqlite3.connect(db) as con:
+        for table, key in (("faults", "match_id"), ("results", "match_id")):
+            con.execute(f"delete from {table} where {key} = ?", [match_id])
+        con.execute("delete from replays where match_id = ?", [match_id])
+        con.execute("delete from matches where id = ?", [match_id])
+        con.execute("update tournaments set status = 'running' where id = ?", [tournament])
+
+
+def test_replays_of_a_deal_in_play_are_withheld_until_every_table_has_played_it(
+    served: tuple[str, Path, int], tmp_path: Path
+) -> None:
+    base, db, tid = served
+    matches = json.loads(arena(db, "matches", "list", "--json").stdout)
+    assert len(matches) == 2 and matches[0]["seed"] == matches[1]["seed"]
+    played, unplayed = matches[0]["id"], matches[1]["id"]
+    assert _get(f"{base}/match/{played}")[0] == 200  # the finished tournament shows all
+    _unplay(db, unplayed, tid)
+
+    for url in (f"{base}/match/{played}", f"{base}/match/{played}.jsonl"):
+        status, body = _get(url)
+        assert status == 403, url
+        assert "still being played at other tables" in body
+        assert "stock" not in body and "replay-data" not in body
+    status, report = _get(f"{base}/tournament/{tid}")
+    assert status == 200 and played in report and f'href="/match/{played}"' not in report
+    folder = tmp_path / "report"
+    arena(db, "report", str(tid), "-o", str(folder))
+    assert not list((folder / "matches").glob("*.html"))
+    assert "replay when every table has played the deal" in (folder / "index.html").read_text()
+
+    arena(db, "tournament", "resume", str(tid))  # the last table plays the deal
+    assert {m["id"] for m in json.loads(arena(db, "matches", "list", "--json").stdout)} == {
+        played,
+        unplayed,
+    }
+    for match_id in (played, unplayed):
+        status, body = _get(f"{base}/match/{match_id}")
+        assert status == 200 and 'id="replay-data"' in body
+    status, jsonl = _get(f"{base}/match/{played}.jsonl")
+    assert status == 200 and jsonl == arena(db, "replay", "export", played).stdout
