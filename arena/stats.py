@@ -64,6 +64,10 @@ class ScoreSummary:
         }
 
 
+# The exact (Clopper-Pearson) 95% bound on a rate after n successes in n is 0.025 ** (1/n).
+_ALL_OF_N = (1.0 - 0.95) / 2
+
+
 def summarize(samples: Sequence[float]) -> ScoreSummary:
     """Mean score, Elo with its 95% interval and LOS, from the samples' mean and variance."""
     n = len(samples)
@@ -76,13 +80,13 @@ def summarize(samples: Sequence[float]) -> ScoreSummary:
         los = 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5
     else:
         los = normal_cdf((mean - 0.5) / se)
+    low, high = mean - Z95 * se, mean + Z95 * se
+    if mean >= 1.0:  # all won: the normal interval collapses; n of n gives a real bound
+        low = _ALL_OF_N ** (1.0 / n)
+    elif mean <= 0.0:
+        high = 1.0 - _ALL_OF_N ** (1.0 / n)
     return ScoreSummary(
-        n,
-        mean,
-        elo_from_score(mean),
-        elo_from_score(mean - Z95 * se),
-        elo_from_score(mean + Z95 * se),
-        los,
+        n, mean, elo_from_score(mean), elo_from_score(low), elo_from_score(high), los
     )
 
 
@@ -212,3 +216,13 @@ def head_to_head(
 
 def fmt_elo(value: float) -> str:
     return "inf" if value == math.inf else "-inf" if value == -math.inf else f"{value:+.0f}"
+
+
+def fmt_elo_interval(elo: float, low: float, high: float) -> str:
+    """An Elo estimate with its 95% interval, e.g. ``+35 [+10, +61]``. A score of 100% or
+    0% has no finite estimate; it reads ``all won: > +95`` (the interval's finite end)."""
+    if elo == math.inf:
+        return f"all won: > {fmt_elo(low)}"
+    if elo == -math.inf:
+        return f"all lost: < {fmt_elo(high)}"
+    return f"{fmt_elo(elo)} [{fmt_elo(low)}, {fmt_elo(high)}]"

@@ -28,7 +28,7 @@ from arena.leaderboard import (
     leaderboard,
     tournament_leaderboard,
 )
-from arena.stats import PairRow, fmt_elo, head_to_head
+from arena.stats import PairRow, fmt_elo_interval, head_to_head
 from referee.game import get_game, parse_rules
 
 
@@ -89,7 +89,7 @@ def show_pairs(pairs: list[PairRow], title: str) -> None:
             str(p.games),
             f"{p.wins}-{p.draws}-{p.losses}",
             f"{100 * p.score:.1f}%",
-            f"{fmt_elo(p.elo)} [{fmt_elo(p.elo_low)}, {fmt_elo(p.elo_high)}]",
+            fmt_elo_interval(p.elo, p.elo_low, p.elo_high),
             f"{100 * p.los:.1f}%",
         )
     console.print(table)

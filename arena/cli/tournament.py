@@ -45,7 +45,7 @@ from arena.leaderboard import tournament_leaderboard
 from arena.sandbox import Sandbox
 from arena.settings import DEFAULTS, SprtSettings, TournamentSettings, load_file
 from arena.sprt import SprtStatus, sprt_status
-from arena.stats import fmt_elo
+from arena.stats import fmt_elo_interval
 from arena.store import Store, StoreError
 
 app = typer.Typer(no_args_is_help=True, help="Run, resume and list tournaments; run SPRTs.")
@@ -174,7 +174,7 @@ def show_sprt(status: SprtStatus) -> None:
     console.print(
         f"SPRT {status.new} vs {status.base}: [bold]{status.verdict}[/] · "
         f"LLR {status.test.llr:.2f} ({status.test.lower:.2f}, {status.test.upper:.2f}) · "
-        f"Elo {fmt_elo(s.elo)} [{fmt_elo(s.elo_low)}, {fmt_elo(s.elo_high)}] · "
+        f"Elo {fmt_elo_interval(s.elo, s.elo_low, s.elo_high)} · "
         f"LOS {100 * s.los:.1f}% · {status.pairs} pairs "
         + " ".join(f"{k}:{v}" for k, v in status.pair_counts.items()),
         highlight=False,

@@ -20,7 +20,7 @@ from typing import Any
 from arena.disclosure import deals_in_play
 from arena.leaderboard import Row, rows_from_results
 from arena.rating import compute_ratings
-from arena.stats import fmt_elo, head_to_head
+from arena.stats import fmt_elo_interval, head_to_head
 from arena.store import Store, TournamentRecord
 from arena.web.pages import Cell, Raw, link, page, table
 from arena.web.replay_page import replay_html
@@ -137,7 +137,7 @@ def _pairs_html(report: Report) -> str:
             p.games,
             f"{p.wins}–{p.draws}–{p.losses}",
             f"{100 * p.score:.1f}%",
-            f"{fmt_elo(p.elo)} [{fmt_elo(p.elo_low)}, {fmt_elo(p.elo_high)}]",
+            fmt_elo_interval(p.elo, p.elo_low, p.elo_high),
             f"{100 * p.los:.1f}%",
         )
         for p in head_to_head(list(report.seats.items()))

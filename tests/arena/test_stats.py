@@ -11,6 +11,7 @@ from arena.stats import (
     PRIOR_COUNT,
     elo_from_score,
     expected_score,
+    fmt_elo_interval,
     head_to_head,
     sprt,
     sprt_bounds,
@@ -83,3 +84,24 @@ def test_head_to_head_table_by_hand() -> None:
     ac = rows[("a", "c")]
     assert (ac.games, ac.wins, ac.losses) == (2, 1, 1)
     assert rows[("c", "b")].wins == 1 and ("c", "c") not in rows
+
+
+def test_a_perfect_score_has_a_finite_bound_and_reads_as_one() -> None:
+    """100% or 0% has no finite Elo; the exact binomial bound still gives one side: after 10
+    wins in 10 the rate is above 0.025 ** 0.1 with 95% confidence (Clopper-Pearson)."""
+    won = summarize([1.0] * 10)
+    assert won.elo == math.inf and won.elo_high == math.inf
+    assert won.elo_low == pytest.approx(elo_from_score(0.025**0.1))
+    assert 0 < won.elo_low < math.inf
+    assert fmt_elo_interval(won.elo, won.elo_low, won.elo_high) == (
+        f"all won: > {elo_from_score(0.025**0.1):+.0f}"
+    )
+    lost = summarize([0.0] * 10)
+    assert lost.elo_high == pytest.approx(-won.elo_low) and lost.elo_low == -math.inf
+    assert fmt_elo_interval(lost.elo, lost.elo_low, lost.elo_high).startswith("all lost: < -")
+    # More wins in a row prove more: the bound grows with n.
+    assert summarize([1.0] * 40).elo_low > won.elo_low
+    mixed = summarize([1.0, 0.0, 1.0, 0.5])
+    shown = fmt_elo_interval(mixed.elo, mixed.elo_low, mixed.elo_high)
+    assert mixed.elo_high == math.inf  # 75% over 4: the upper end is not bounded
+    assert shown == f"{mixed.elo:+.0f} [{mixed.elo_low:+.0f}, inf]"
