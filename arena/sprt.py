@@ -17,7 +17,15 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from arena.stats import PENTANOMIAL, TRINOMIAL, ScoreSummary, Sprt, sprt, summarize
+from arena.stats import (
+    PENTANOMIAL,
+    TRINOMIAL,
+    ScoreSummary,
+    Sprt,
+    outcome_counts,
+    sprt_from_counts,
+    summarize,
+)
 from arena.store import Store, TournamentRecord
 
 
@@ -93,12 +101,14 @@ def sprt_status(store: Store, record: TournamentRecord) -> SprtStatus:
     scores = pair_scores(store, record)
     counted: list[float] = []
     outcomes = PENTANOMIAL if record.seats == 2 else TRINOMIAL
-    result = sprt([], test.elo0, test.elo1, test.alpha, test.beta, outcomes)
+    tally = outcome_counts([], outcomes)
+    result = sprt_from_counts(tally, test.elo0, test.elo1, test.alpha, test.beta)
     for score in scores:
         if score is None:
             break  # the verdict is read over complete pairs in order only
         counted.append(score)
-        result = sprt(counted, test.elo0, test.elo1, test.alpha, test.beta, outcomes)
+        tally[score] += 1  # every prefix's LLR from running counts: one step per pair
+        result = sprt_from_counts(tally, test.elo0, test.elo1, test.alpha, test.beta)
         if result.verdict is not None:
             break
     capped = result.verdict is None and all(s is not None for s in scores)

@@ -114,25 +114,45 @@ TRINOMIAL = (0.0, 0.5, 1.0)  # a win, draw or loss
 PRIOR_COUNT = 0.5
 
 
-def sprt_llr(
-    samples: Sequence[float], elo0: float, elo1: float, outcomes: Sequence[float] = PENTANOMIAL
-) -> float:
-    """The GSPRT log-likelihood ratio of H1 (``elo1``) against H0 (``elo0``) given scores
-    that each take one of ``outcomes`` (each outcome also counts ``PRIOR_COUNT`` times)."""
-    n = len(samples)
-    if n == 0:
-        return 0.0
-    counts = {o: 0.0 for o in outcomes}
+def outcome_counts(samples: Sequence[float], outcomes: Sequence[float]) -> dict[float, int]:
+    """How many samples took each of ``outcomes`` (ValueError for any other score)."""
+    counts = dict.fromkeys(outcomes, 0)
     for x in samples:
         if x not in counts:
             raise ValueError(f"score {x} is not one of {tuple(outcomes)}")
         counts[x] += 1
-    counts = {o: c + PRIOR_COUNT for o, c in counts.items()}
-    total = sum(counts.values())
-    mean = sum(o * c for o, c in counts.items()) / total
-    variance = sum(c * (o - mean) ** 2 for o, c in counts.items()) / total
+    return counts
+
+
+def llr_from_counts(counts: Mapping[float, int], elo0: float, elo1: float) -> float:
+    """The GSPRT log-likelihood ratio of H1 (``elo1``) against H0 (``elo0``) from how many
+    samples took each outcome (each outcome also counts ``PRIOR_COUNT`` times). Counts
+    rather than samples, so a test read prefix by prefix costs one step per sample."""
+    n = sum(counts.values())
+    if n == 0:
+        return 0.0
+    prior = {o: c + PRIOR_COUNT for o, c in counts.items()}
+    total = sum(prior.values())
+    mean = sum(o * c for o, c in prior.items()) / total
+    variance = sum(c * (o - mean) ** 2 for o, c in prior.items()) / total
     s0, s1 = expected_score(elo0), expected_score(elo1)
     return n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * variance)
+
+
+def sprt_llr(
+    samples: Sequence[float], elo0: float, elo1: float, outcomes: Sequence[float] = PENTANOMIAL
+) -> float:
+    """The GSPRT log-likelihood ratio of scores that each take one of ``outcomes``."""
+    return llr_from_counts(outcome_counts(samples, outcomes), elo0, elo1)
+
+
+def sprt_from_counts(
+    counts: Mapping[float, int], elo0: float, elo1: float, alpha: float, beta: float
+) -> Sprt:
+    lower, upper = sprt_bounds(alpha, beta)
+    llr = llr_from_counts(counts, elo0, elo1)
+    verdict = "H1" if llr >= upper else "H0" if llr <= lower else None
+    return Sprt(llr, lower, upper, verdict)
 
 
 def sprt(
@@ -143,10 +163,7 @@ def sprt(
     beta: float,
     outcomes: Sequence[float] = PENTANOMIAL,
 ) -> Sprt:
-    lower, upper = sprt_bounds(alpha, beta)
-    llr = sprt_llr(samples, elo0, elo1, outcomes)
-    verdict = "H1" if llr >= upper else "H0" if llr <= lower else None
-    return Sprt(llr, lower, upper, verdict)
+    return sprt_from_counts(outcome_counts(samples, outcomes), elo0, elo1, alpha, beta)
 
 
 # ---- the pairwise table ----------------------------------------------------------------
