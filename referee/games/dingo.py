@@ -334,33 +334,42 @@ def _event(
     )
 
 
-def _blank(rules: DingoRules, seed: int) -> DingoState:
+def _deal_start(
+    deal_number: int, dealer: int, hands: tuple[int, ...], events: tuple[Event, ...]
+) -> dict[str, Any]:
+    """The fields every deal starts from (step 1, ``dealer`` to discard), by keyword."""
     empty: tuple[tuple[Card, ...], ...] = ((),) * SEATS
+    return {
+        "deal_number": deal_number,
+        "dealer": dealer,
+        "hands": hands,
+        "phase": DISCARD,
+        "step": 1,
+        "turn": 0,
+        "actor": dealer,
+        "rank": 0,
+        "queue": (),
+        "turn_played": False,
+        "hunt_deck": HUNT_DECK,
+        "discards": (),
+        "discard_mask": 0,
+        "passes": (),
+        "hunts": (),
+        "current": None,
+        "table": (),
+        "scoring": empty,
+        "penalty": empty,
+        "events": events,
+    }
+
+
+def _blank(rules: DingoRules, seed: int) -> DingoState:
     return DingoState(
         rules=rules,
         seed=seed,
-        deal_number=0,
-        dealer=0,
         totals=(0,) * SEATS,
         history=(),
-        hands=(0,) * SEATS,
-        phase=DISCARD,
-        step=1,
-        turn=0,
-        actor=0,
-        rank=0,
-        queue=(),
-        turn_played=False,
-        hunt_deck=HUNT_DECK,
-        discards=(),
-        discard_mask=0,
-        passes=(),
-        hunts=(),
-        current=None,
-        table=(),
-        scoring=empty,
-        penalty=empty,
-        events=(),
+        **_deal_start(0, 0, (0,) * SEATS, ()),
     )
 
 
@@ -405,30 +414,7 @@ def _begin_deal(
             )
         )
     events.append(_event(deal_number, "step", f"step 1 (discard): seat {dealer} discards first"))
-    empty: tuple[tuple[Card, ...], ...] = ((),) * SEATS
-    return replace(
-        s,
-        deal_number=deal_number,
-        dealer=dealer,
-        hands=hands,
-        phase=DISCARD,
-        step=1,
-        turn=0,
-        actor=dealer,
-        rank=0,
-        queue=(),
-        turn_played=False,
-        hunt_deck=HUNT_DECK,
-        discards=(),
-        discard_mask=0,
-        passes=(),
-        hunts=(),
-        current=None,
-        table=(),
-        scoring=empty,
-        penalty=empty,
-        events=tuple(events),
-    )
+    return replace(s, **_deal_start(deal_number, dealer, hands, tuple(events)))
 
 
 def state_from_hands(

@@ -15,6 +15,7 @@ how the referee batches them depends on the machine's timing (docs/security.md).
 from __future__ import annotations
 
 import asyncio
+import itertools
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -100,13 +101,18 @@ async def _play(
                 raise
 
 
+_SOCKETS = itertools.count()
+
+
 async def _received(
     tmp: Path, game: str, rules: Any, seats: int, state: Any, seat: int, pick: int
 ) -> list[Item]:
     """What ``seat`` receives in a match dealt ``state`` (others answer with ``pick``)."""
     engine = get_game(game)
     core = RefereeCore()
-    address = f"unix:{tmp}/referee.sock"
+    # A fresh socket per match: gRPC shares connections between channels to the same
+    # target, so a client could otherwise write to the previous match's stopped server.
+    address = f"unix:{tmp}/referee-{next(_SOCKETS)}.sock"
     server = await start_server(core, [address])
     original = engine.initial_state
     # The deal is the one thing chosen here: every message is built by the real referee.
