@@ -41,6 +41,7 @@ __all__ = [
     "play_out",
     "ranks_from_scores",
     "rules_to_dict",
+    "with_item",
 ]
 
 
@@ -94,6 +95,15 @@ class Outcome:
             teams=None if teams is None else tuple(teams),
             details=dict(data.get("details") or {}),
         )
+
+
+T = TypeVar("T")
+
+
+def with_item(items: tuple[T, ...], i: int, value: T) -> tuple[T, ...]:
+    """``items`` with item ``i`` replaced: the one-seat update of a per-seat tuple in a
+    frozen state."""
+    return (*items[:i], value, *items[i + 1 :])
 
 
 def forfeit_outcome(standings: Outcome, forfeited: Sequence[int]) -> Outcome:

@@ -14,10 +14,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 from referee.cards import STANDARD_DECK, Card, card, cards_of, mask_of, shuffled
-from referee.game import Event, GameBase, InvalidAction, Outcome, chance_rng, ranks_from_scores
+from referee.game import (
+    Event,
+    GameBase,
+    InvalidAction,
+    Outcome,
+    chance_rng,
+    ranks_from_scores,
+    with_item,
+)
 from referee.rules import RuleOptions, RulesError, option
 
 __all__ = [
@@ -303,17 +311,9 @@ class DingoState:
     events: tuple[Event, ...]
 
 
-T = TypeVar("T")
-
-
-def _set(items: tuple[T, ...], i: int, value: T) -> tuple[T, ...]:
-    """``items`` with item ``i`` replaced."""
-    return (*items[:i], value, *items[i + 1 :])
-
-
 def _add(piles: tuple[tuple[Card, ...], ...], seat: int, *cs: Card) -> tuple[tuple[Card, ...], ...]:
     """``piles`` with ``cs`` put on the seat's pile."""
-    return _set(piles, seat, (*piles[seat], *cs))
+    return with_item(piles, seat, (*piles[seat], *cs))
 
 
 def _event(
@@ -445,7 +445,7 @@ def _discard(s: DingoState, seat: int, c: Card) -> DingoState:
     return _next_turn(
         s,
         [_event(s.deal_number, "discard", f"seat {seat} discards {c.code}", seat)],
-        hands=_set(s.hands, seat, s.hands[seat] & ~bit),
+        hands=with_item(s.hands, seat, s.hands[seat] & ~bit),
         discards=(*s.discards, DiscardView(seat=seat, step=s.step, card=c)),
         discard_mask=s.discard_mask | bit,
     )
@@ -454,7 +454,7 @@ def _discard(s: DingoState, seat: int, c: Card) -> DingoState:
 def _pass(s: DingoState, seat: int, c: Card) -> DingoState:
     to = (s.dealer + _PASS_ORDER[s.step][s.turn][1]) % SEATS
     bit = 1 << c.index
-    hands = _set(s.hands, seat, s.hands[seat] & ~bit)
+    hands = with_item(s.hands, seat, s.hands[seat] & ~bit)
     passed = _event(
         s.deal_number,
         "pass",
@@ -466,7 +466,7 @@ def _pass(s: DingoState, seat: int, c: Card) -> DingoState:
     return _next_turn(
         s,
         [passed],
-        hands=_set(hands, to, hands[to] | bit),
+        hands=with_item(hands, to, hands[to] | bit),
         passes=(*s.passes, PassView(step=s.step, from_seat=seat, to_seat=to, card=c)),
     )
 
@@ -523,7 +523,7 @@ def _hunt_from(s: DingoState, rank: int, events: list[Event]) -> DingoState:
         rabbit_seat=-1,
         result="",
     )
-    hands = _set(s.hands, dingo, s.hands[dingo] & ~(1 << heart.index))
+    hands = with_item(s.hands, dingo, s.hands[dingo] & ~(1 << heart.index))
     queue = tuple((dingo + k) % SEATS for k in (1, 2, 3))
     return _ask_next(s, hunt, queue, hands, (heart,), events)
 
@@ -609,7 +609,7 @@ def _play_wolf(s: DingoState, seat: int, c: Card) -> DingoState:
     hunt = s.current
     assert hunt is not None
     hunt = replace(hunt, wolves=(*hunt.wolves, PlayView(seat=seat, card=c)))
-    hands = _set(s.hands, seat, s.hands[seat] & ~(1 << c.index))
+    hands = with_item(s.hands, seat, s.hands[seat] & ~(1 << c.index))
     table = (*s.table, c)
     events = [_event(s.deal_number, "wolf", f"seat {seat} plays the wolf {c.code}", seat)]
     wolf_mask = WOLF_ACE_MASK if hunt.rank == 1 else WOLVES[hunt.rank]
@@ -708,7 +708,7 @@ def _ace_hunt(s: DingoState, events: list[Event]) -> DingoState:
             s = replace(
                 s,
                 rank=1,
-                hands=_set(s.hands, seat, s.hands[seat] & ~ACE_MASK),
+                hands=with_item(s.hands, seat, s.hands[seat] & ~ACE_MASK),
                 scoring=_add(s.scoring, seat, ACE_CLUBS, ACE_RABBIT, ACE_HEARTS, ACE_SPADES),
                 hunts=(*s.hunts, shown),
             )
@@ -725,7 +725,7 @@ def _ace_hunt(s: DingoState, events: list[Event]) -> DingoState:
         rabbit_seat=-1,
         result="",
     )
-    hands = _set(s.hands, h, s.hands[h] & ~_BIT_AH)
+    hands = with_item(s.hands, h, s.hands[h] & ~_BIT_AH)
     queue = tuple((h + k) % SEATS for k in (1, 2, 3, 4))  # the dingo may hold a wolf ace
     return _ask_next(s, hunt, queue, hands, (ACE_HEARTS,), events)
 
@@ -773,7 +773,7 @@ def _resolve_ace_hunt(
     )
     s = replace(
         s,
-        hands=_set(hands, x, hands[x] & ~_BIT_AD),
+        hands=with_item(hands, x, hands[x] & ~_BIT_AD),
         rank=1,
         scoring=scoring,
         penalty=_add(penalty, x, ACE_RABBIT),
@@ -788,7 +788,7 @@ def _resolve_ace_hunt(
 def _ace_rabbit(s: DingoState, seat: int, play: bool) -> DingoState:
     hunt = s.current
     assert hunt is not None
-    hands = _set(s.hands, seat, s.hands[seat] & ~_BIT_AD)
+    hands = with_item(s.hands, seat, s.hands[seat] & ~_BIT_AD)
     if play:
         events = [
             _event(

@@ -24,10 +24,18 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from referee.cards import JACK, Card, Suit, make_deck, shuffled
-from referee.game import Event, GameBase, InvalidAction, Outcome, chance_rng, ranks_from_scores
+from referee.game import (
+    Event,
+    GameBase,
+    InvalidAction,
+    Outcome,
+    chance_rng,
+    ranks_from_scores,
+    with_item,
+)
 from referee.rules import RuleOptions, RulesError, option
 
 __all__ = [
@@ -475,10 +483,6 @@ class GolfState:
     events: tuple[Event, ...]
 
 
-def _set(t: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
-    return (*t[:i], value, *t[i + 1 :])
-
-
 def _full(rules: GolfRules) -> int:
     return (1 << SHAPES[rules.variant].size) - 1
 
@@ -861,7 +865,7 @@ def _flip(s: GolfState, seat: int, pos: int) -> GolfState:
     events = [
         Event("flip", f"seat {seat} turns up {c.code} at position {pos}", seat, hand=s.hole + 1)
     ]
-    s = dataclasses.replace(s, face_up=_set(s.face_up, seat, s.face_up[seat] | 1 << pos))
+    s = dataclasses.replace(s, face_up=with_item(s.face_up, seat, s.face_up[seat] | 1 << pos))
     s = _remove_completed(s, seat, pos, events)
     return _next_opening(s, seat, events)
 
@@ -880,7 +884,7 @@ def _peek(s: GolfState, seat: int, pos: int) -> GolfState:
         )
     ]
     s = dataclasses.replace(
-        s, owner_known=_set(s.owner_known, seat, s.owner_known[seat] | 1 << pos)
+        s, owner_known=with_item(s.owner_known, seat, s.owner_known[seat] | 1 << pos)
     )
     return _next_opening(s, seat, events)
 
@@ -958,10 +962,10 @@ def _swap(s: GolfState, seat: int, pos: int) -> GolfState:
     events = [ev]
     s = dataclasses.replace(
         s,
-        cells=_set(s.cells, seat, _set(s.cells[seat], pos, new)),
-        face_up=_set(s.face_up, seat, face_up),
-        owner_known=_set(s.owner_known, seat, owner),
-        public_known=_set(s.public_known, seat, public),
+        cells=with_item(s.cells, seat, with_item(s.cells[seat], pos, new)),
+        face_up=with_item(s.face_up, seat, face_up),
+        owner_known=with_item(s.owner_known, seat, owner),
+        public_known=with_item(s.public_known, seat, public),
         discard=(*s.discard, old),
         holding=None,
     )
@@ -1018,8 +1022,8 @@ def _remove_completed(s: GolfState, seat: int, pos: int, events: list[Event]) ->
     )
     return dataclasses.replace(
         s,
-        cells=_set(s.cells, seat, new_cells),
-        gone=_set(s.gone, seat, gone),
+        cells=with_item(s.cells, seat, new_cells),
+        gone=with_item(s.gone, seat, gone),
         discard=(*taken, *s.discard),
     )
 

@@ -15,7 +15,15 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from referee.cards import STANDARD_DECK, Card, CardCodeError, card, cards_of
-from referee.game import Event, GameBase, InvalidAction, Outcome, chance_rng, ranks_from_scores
+from referee.game import (
+    Event,
+    GameBase,
+    InvalidAction,
+    Outcome,
+    chance_rng,
+    ranks_from_scores,
+    with_item,
+)
 from referee.games.gin_rummy.melds import VALUE
 from referee.games.gin_rummy.rules import GinRummyRules
 from referee.games.gin_rummy.table import (
@@ -479,7 +487,7 @@ class GinRummy(GameBase[GinRummyState, str, GinRummyRules]):
         i = self._table_index(s, seat)
         kind, c = ACTIONS[a]
         nt, evs = table_act(s.tables[i], s.rules, s.hand_number, kind, c)
-        tables = (nt,) if len(s.tables) == 1 else (*s.tables[:i], nt, *s.tables[i + 1 :])
+        tables = with_item(s.tables, i, nt)
         if nt.phase == DONE and all(x.phase == DONE for x in tables):
             return _end_hand(s, tables, evs)
         # Keyword construction, not dataclasses.replace: this runs on every decision, and
