@@ -475,38 +475,12 @@ def table_act(
         evs.append(
             event("pass", f"seat {seat} passes the upcard {CODE[t.pile[-1]]}", hand_no, seat)
         )
+        # The offer holds no restriction, knock card or result: only whose turn it is
+        # and what may be done change.
         if t.phase == OFFER_FIRST:
-            return Table(
-                seats=t.seats,
-                hands=t.hands,
-                stock=t.stock,
-                stock_pos=t.stock_pos,
-                pile=t.pile,
-                taken=t.taken,
-                phase=OFFER_SECOND,
-                turn=1,
-                restricted=-1,
-                turns=t.turns,
-                legal=OFFER_LEGAL,
-                knock_card=-1,
-                result=None,
-            ), evs
+            return dataclasses.replace(t, phase=OFFER_SECOND, turn=1, legal=OFFER_LEGAL), evs
         # Both passed: the first player draws from the stock and plays on.
-        first = Table(
-            seats=t.seats,
-            hands=t.hands,
-            stock=t.stock,
-            stock_pos=t.stock_pos,
-            pile=t.pile,
-            taken=t.taken,
-            phase=DRAW,
-            turn=0,
-            restricted=-1,
-            turns=t.turns,
-            legal=DRAW_LEGAL,
-            knock_card=-1,
-            result=None,
-        )
+        first = dataclasses.replace(t, phase=DRAW, turn=0, legal=DRAW_LEGAL)
         return _draw_stock(first, rules, hand_no, evs), evs
     return _knock(t, rules, hand_no, evs, kind, c), evs
 
