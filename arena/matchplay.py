@@ -104,8 +104,11 @@ class MatchHost:
         )
 
     async def start(self) -> None:
+        # Its bots reach this referee, and every table of a round plays the same deal: a
+        # bot watching another table would see cards of its own deal. Watch is the
+        # operator's only (the admin token, never given to a bot).
         self._server = await start_server(
-            self.core, [self.address], admin_token=secrets.token_urlsafe(24)
+            self.core, [self.address], admin_token=secrets.token_urlsafe(24), private_watch=True
         )
 
     async def play(self, job: MatchJob, worker: str = "local") -> PlayedMatch:

@@ -93,6 +93,7 @@ def serve_cmd(
     from arena.intake import UPLOAD_LIMITS
     from arena.submission_service import TOKEN_METADATA, add_submission_service
     from referee.service import RefereeCore, RefereeError, start_server
+    from referee.service.sessions import MAX_RECEIVE_BYTES
 
     if port is not None and not 0 <= port <= 65535:
         raise fail(f"--port must be 0-65535, not {port}")
@@ -113,9 +114,7 @@ def serve_cmd(
 
         services.append(add_submissions)
     # An archive arrives in one message; Play keeps its own, smaller cap.
-    message_limit = (
-        {"max_message_bytes": UPLOAD_LIMITS.max_upload_bytes + 64 * 1024} if services else {}
-    )
+    message_limit = UPLOAD_LIMITS.max_upload_bytes + 64 * 1024 if services else MAX_RECEIVE_BYTES
 
     async def main() -> None:
         core = RefereeCore()
@@ -124,7 +123,7 @@ def serve_cmd(
             addresses,
             admin_token=token,
             services=services,
-            **message_limit,
+            max_message_bytes=message_limit,
         )
         print(f"referee listening on {' '.join(server.bound_addresses)}", flush=True)  # type: ignore[attr-defined]
         print(f"admin token (metadata x-admin-token): {token}", flush=True)

@@ -26,6 +26,7 @@ async def start_server(
     admin_token: str | None = None,
     services: Sequence[Callable[[grpc.aio.Server], None]] = (),
     max_message_bytes: int = MAX_RECEIVE_BYTES,
+    private_watch: bool = False,
 ) -> grpc.aio.Server:
     """Start a grpc.aio server for ``core`` on ``addresses`` ("127.0.0.1:50051",
     "unix:/path/sock", "127.0.0.1:0" for any free port). Returns the started server;
@@ -33,7 +34,8 @@ async def start_server(
     ``server.stop`` reports NOT_SERVING on the health service before it stops.
     ``services`` register further services (the arena's) before it starts; the
     transport reads messages up to ``max_message_bytes`` (at least MAX_RECEIVE_BYTES,
-    so that Play can refuse any oversized message as `malformed` itself).
+    so that Play can refuse any oversized message as `malformed` itself). With
+    ``private_watch`` the Watch RPC needs the admin token like the admin RPCs.
     RefereeError (one line) when an address cannot be listened on."""
     server = grpc.aio.server(
         options=[
@@ -41,7 +43,7 @@ async def start_server(
             ("grpc.so_reuseport", 0),
         ]
     )
-    server.add_generic_rpc_handlers((handlers(RefereeServicer(core, admin_token)),))
+    server.add_generic_rpc_handlers((handlers(RefereeServicer(core, admin_token, private_watch)),))
     for add_service in services:
         add_service(server)
     checks = health.aio.HealthServicer()  # type: ignore[attr-defined]

@@ -31,9 +31,14 @@ STREAM_END_GRACE = 0.5  # seconds for a disconnect to show after the reads end
 class RefereeServicer:
     """The gRPC face of a :class:`RefereeCore`."""
 
-    def __init__(self, core: RefereeCore, admin_token: str | None) -> None:
+    def __init__(
+        self, core: RefereeCore, admin_token: str | None, private_watch: bool = False
+    ) -> None:
         self.core = core
         self.admin_token = admin_token
+        # Watch needs the admin token too: where the players may be spectators of other
+        # matches on their own deal (a tournament's referee, docs/security.md).
+        self.private_watch = private_watch
 
     async def Play(
         self,
@@ -106,6 +111,12 @@ class RefereeServicer:
         request: pb.WatchRequest,
         context: grpc.aio.ServicerContext[pb.WatchRequest, bytes],
     ) -> AsyncIterator[bytes]:
+        if self.private_watch:
+            try:
+                self._check_admin(context)
+            except _Abort as exc:
+                await context.abort(exc.code, exc.message)
+                return
         runtime = self.core.matches.get(request.match_id)
         if runtime is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")

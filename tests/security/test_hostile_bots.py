@@ -2,8 +2,9 @@
 cheat named in docs/security.md is tried by a real bot process and must fail.
 
 The spy (bots/spy.py) tries to steal another bot's token, forge one, call the
-referee's admin RPCs, read the database and a file outside its directory, connect to a
-loopback TCP port and rebuild its deal from every seed it can think of. The escapers
+referee's admin RPCs, watch the other tables of its tournament, read the database and a
+file outside its directory, connect to a loopback TCP port and rebuild its deal from
+every seed it can think of. The escapers
 (bots/escaper.py) leave setsid() helpers behind: one hogs memory and CPU, one holds the
 bot's stderr while the bot exits.
 """
@@ -82,6 +83,17 @@ def test_admin_prober_is_unauthenticated(spy_run: dict[str, Any]) -> None:
     for *_, report in spy_run["reports"]:
         assert report["create_match"] == "UNAUTHENTICATED"
         assert report["issue_token"] == "UNAUTHENTICATED"
+
+
+def test_spectator_bot_cannot_watch_any_table_of_its_tournament(
+    spy_run: dict[str, Any],
+) -> None:
+    """Every table of a round plays the same deal: a bot watching another table (or a
+    replay of its own) would see cards of its own deal. The tournament's referee serves
+    Watch to the operator only."""
+    for match, *_, report in spy_run["reports"]:
+        assert len(report["watch"]) == 4 and match["id"] in report["watch"]
+        assert set(report["watch"].values()) == {"UNAUTHENTICATED"}, report["watch"]
 
 
 def test_file_reader_cannot_open_the_database_or_files_outside_its_directory(

@@ -6,7 +6,8 @@ then plays random legal moves.
 bot's directory, and a loopback TCP port the test listens on.
 
 What it tries: other processes' ARENA_TOKEN (from /proc/*/environ) and a forged token; the
-admin RPCs of the referee it plays on, without a token; reading the database and the
+admin RPCs of the referee it plays on, without a token; watching the other matches of its
+tournament (every table of a round plays its deal) and its own; reading the database and the
 outside file; a TCP connection to the port; and rebuilding its first deal from
 ARENA_BOT_SEED, seeds 0 and 1, and the schedule's seed functions, old and new.
 """
@@ -75,6 +76,19 @@ def probe_referee() -> None:
             report["forged_token"] = first.WhichOneof("kind") + ":" + first.error.code
         except grpc.RpcError as exc:
             report["forged_token"] = str(exc.code().name)  # type: ignore[attr-defined]
+
+
+def watch_tables(own: str) -> None:
+    """Watch every match of the tournament by its guessable id (``t<N>-<index>``)."""
+    prefix = own.rsplit("-", 1)[0]
+    codes = {}
+    with grpc.insecure_channel(os.environ["ARENA_TARGET"]) as channel:
+        stub = referee_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
+        for idx in range(4):
+            match_id = f"{prefix}-{idx:05d}"
+            stream = stub.Watch(pb.WatchRequest(match_id=match_id), timeout=5)
+            codes[match_id] = rpc_code(lambda s=stream: next(iter(s)))
+    report["watch"] = codes
 
 
 def read_files() -> None:
@@ -155,6 +169,8 @@ def choose(observation: Any, legal: list[str]) -> str:
     if not oracle_done:
         oracle_done = True
         rebuild_deal({c.code for c in observation.hand})
+        assert start is not None
+        watch_tables(start.match_id)
         print("SPY " + json.dumps(report, sort_keys=True), file=sys.stderr, flush=True)
     return rng.choice(legal)
 
