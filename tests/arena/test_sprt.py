@@ -116,7 +116,14 @@ def test_more_seats_play_new_and_base_in_the_same_seat_against_the_field(tmp_pat
     assert result["pairs"] == 3 if result["verdict"] == "inconclusive" else result["pairs"] >= 2
     assert sum(result["pair_counts"].values()) == result["pairs"]
     matches = json.loads(arena(db, "matches", "list", "--json").stdout)
-    for first, second in zip(matches[::2], matches[1::2], strict=True):
+    pairs: dict[int, list[dict[str, Any]]] = {}
+    for m in matches:
+        pairs.setdefault(m["idx"] // 2, []).append(m)
+    complete = [p for p in pairs.values() if len(p) == 2]
+    # A match already in flight when the verdict came is played and kept, so one pair may
+    # lack its second half; the pairs the verdict counted are all complete.
+    assert len(complete) >= result["pairs"] and len(pairs) - len(complete) <= 1
+    for first, second in complete:
         assert first["seed"] == second["seed"]
         seat = first["entrants"].index("new")
         assert second["entrants"][seat] == "base"
