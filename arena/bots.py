@@ -256,7 +256,9 @@ class BotPool:
                 f"cannot start bot {entrant.name!r} ({shown}): no program {program!r}"
                 + ("" if "/" in program else f" on its PATH ({env['PATH']})")
             )
-        command = self.sandbox.wrap(entrant.command, cwd, self.visible, self.hidden)
+        command = self.sandbox.wrap(
+            entrant.command, cwd, self.visible, self.hidden, scratch_mb=self.limits.memory_mb
+        )
         root = cgroups.available() if self.use_cgroups else None
         group = None
         try:

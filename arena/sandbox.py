@@ -5,8 +5,8 @@ Under ``bwrap`` a bot sees a minimal file system: the runtime it needs read-only
 the /lib and /bin links, the few /etc files dynamic linking needs, the arena's Python
 and its packages, the SDK: the ``referee`` package and the .proto files, Node.js), its own
 directory read-only, the referee's socket directory read-only (connecting needs no write
-access to the directory) and a private, empty, writable /tmp that is also its HOME. It
-gets every namespace of its own (no network at all; its own pid namespace, so /proc shows
+access to the directory) and a private, empty, writable /tmp that is also its HOME (held
+in RAM, so no bigger than the bot's memory limit). It gets every namespace of its own (no network at all; its own pid namespace, so /proc shows
 only its processes and it can signal nothing else), runs as ``nobody`` in its own user
 namespace with every capability dropped and no further user namespaces, starts a new
 session (no terminal to inject keystrokes into) and dies with the arena. Its environment is
@@ -15,9 +15,11 @@ exactly what the arena sets. docs/security.md states what each mode guarantees.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -67,17 +69,23 @@ class Sandbox:
         cwd: str,
         visible: Sequence[str] = (),
         hidden: Sequence[str] = (),
+        scratch_mb: float | None = None,
     ) -> list[str]:
         """The command line that runs ``command`` in ``cwd``; start it with the
         environment from ``sandbox_env`` (bwrap hands exactly that to the bot, and secrets
-        stay out of command lines that ``ps`` shows). ``visible``: more directories shown read-only (the referee's socket directory);
-        ``hidden``: files blanked out wherever they appear (the arena's database)."""
+        stay out of command lines that ``ps`` shows). ``visible``: more directories shown
+        read-only (the referee's socket directory); ``hidden``: files blanked out wherever
+        they appear (the arena's database); ``scratch_mb``: the most the bot's /tmp holds
+        (None: the kernel's default, half the RAM)."""
         if self.mode == "none":
             return list(command)
         assert self.bwrap is not None
+        scratch = None
+        if scratch_mb is not None and tmpfs_size_supported(self.bwrap):
+            scratch = max(1 << 20, int(scratch_mb * (1 << 20)))
         return [
             self.bwrap,
-            *bwrap_arguments(cwd, visible, hidden, _runtime_paths()),
+            *bwrap_arguments(cwd, visible, hidden, _runtime_paths(), scratch),
             *command,
         ]
 
@@ -117,8 +125,12 @@ def bwrap_arguments(
     visible: Sequence[str],
     hidden: Sequence[str],
     runtime: Sequence[str],
+    scratch_bytes: int | None = None,
 ) -> list[str]:
-    """bubblewrap's options and the ``--`` before the command (the caller appends it)."""
+    """bubblewrap's options and the ``--`` before the command (the caller appends it).
+    ``scratch_bytes`` caps the private /tmp: a tmpfs lives in RAM, and without a cap a bot
+    could park half the machine's memory there, outside the memory its processes count
+    (where no cgroup charges it)."""
     args = [
         "--unshare-all",  # network, pid, ipc, uts, cgroup namespaces
         "--unshare-user",  # also when root: uid 0 outside is never uid 0 inside
@@ -137,6 +149,7 @@ def bwrap_arguments(
         "/proc",
         "--dev",
         "/dev",
+        *(("--size", str(scratch_bytes)) if scratch_bytes is not None else ()),
         "--tmpfs",
         SCRATCH,
         "--ro-bind",
@@ -213,6 +226,22 @@ def probe(bwrap: str) -> str | None:
         except (OSError, subprocess.TimeoutExpired) as exc:
             return _classify(str(exc))
     return None if done.returncode == 0 else _classify(done.stderr)
+
+
+@functools.cache
+def tmpfs_size_supported(bwrap: str) -> bool:
+    """Whether this bubblewrap can size a tmpfs: ``--size`` (0.7.0 and later), which a
+    setuid bubblewrap refuses."""
+    with contextlib.suppress(OSError):
+        if os.stat(bwrap).st_mode & stat.S_ISUID:
+            return False
+    try:
+        done = subprocess.run(
+            [bwrap, "--help"], capture_output=True, text=True, timeout=_PROBE_SECONDS, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "--size" in done.stdout + done.stderr
 
 
 def find_bwrap() -> str | None:

@@ -6,7 +6,7 @@ referee's admin RPCs, watch the other tables of its tournament, read the databas
 file outside its directory, connect to a loopback TCP port and rebuild its deal from
 every seed it can think of. The escapers
 (bots/escaper.py) leave setsid() helpers behind: one hogs memory and CPU, one holds the
-bot's stderr while the bot exits.
+bot's stderr while the bot exits; a third writes its RAM-backed /tmp full.
 """
 
 from __future__ import annotations
@@ -157,3 +157,27 @@ def test_bot_that_exits_leaving_a_child_on_its_stderr_crashes_at_once(
         assert [(f["seat"], f["kind"]) for f in faults] == [(seat, "crash")], faults
         assert "exited with code 4" in faults[0]["reason"]
     assert survivors(marker) == []
+
+
+def test_bot_writing_its_tmp_full_holds_no_more_than_its_memory_limit(tmp_path: Path) -> None:
+    """Files in /tmp are RAM the bot's processes do not show as theirs: either the cgroup
+    counts them (the kernel stops the bot: a `limit` fault) or the full tmpfs refuses the
+    write at the limit; it never keeps the gigabyte it asks for."""
+    db = tmp_path / "arena.db"
+    bot = ["python", "escaper.py", "fill", f"fill-{uuid.uuid4().hex}"]
+    run_arena(db, "bots", "add", "filler", "--game", "gin_rummy", "--cwd", str(BOTS), "--", *bot)
+    run_arena(db, "bots", "add", "random", "--game", "*", "--", PY, "-m", "sample_bots.random_bot")
+    summary = tournament(db, "filler,random", "--bot-memory-mb", "200", "--move-seconds", "30")
+    assert summary["played"] == 2
+    for match, replay in replays(db):
+        seat = list(match["entrants"]).index("filler")
+        faults = [(f["seat"], f["kind"]) for f in replay.lines if f["type"] == "fault"]
+        report = [
+            line for line in stderr_of(replay, seat).splitlines() if line.startswith("FILLED")
+        ]
+        if faults:
+            assert faults == [(seat, "limit")] and not report, (faults, report)
+        else:
+            [line] = report
+            mib = int(line.split()[1])
+            assert mib <= 200 and line.endswith("No space left on device"), line

@@ -1,17 +1,18 @@
 """The sandbox modes through the real CLI: detection and its messages (failures faked with
 a bwrap that cannot work, as the machine may not produce them), the README's Python bot
 recipe and the JavaScript sample bot playing inside bwrap, the mode stored with the
-tournament, and stderr stored with the match it follows."""
+tournament, stderr stored with the match it follows, and the size of a bot's /tmp."""
 
 from __future__ import annotations
 
 import shutil
+import subprocess
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from arena.sandbox import SandboxError, resolve
+from arena.sandbox import SandboxError, resolve, sandbox_env, tmpfs_size_supported
 from arena.store import Store
 from tests.security.conftest import (
     BOTS,
@@ -211,3 +212,23 @@ def test_stderr_after_match_over_is_stored_with_that_match(tmp_path: Path, sandb
         assert not any(f"after {other}" in text for other in others)
     last_match, last_replay = played[-1]
     assert "goodbye" in stderr_of(last_replay, list(last_match["entrants"]).index("late"))
+
+
+@needs_bwrap
+@pytest.mark.parametrize("scratch_mb", [16, 40])
+def test_the_private_tmp_holds_no_more_than_the_memory_limit(
+    tmp_path: Path, scratch_mb: int
+) -> None:
+    """/tmp is a RAM disk: a bot writing it full is stopped at its memory limit by the
+    file system itself, with no cgroup involved (this runs bwrap directly)."""
+    sandbox = resolve("bwrap")
+    if not tmpfs_size_supported(str(sandbox.bwrap)):
+        pytest.skip("this bubblewrap cannot size a tmpfs (0.7.0 or later, not setuid)")
+    argv = sandbox.wrap(["python", "fill.py", "256", "f"], str(BOTS), scratch_mb=scratch_mb)
+    done = subprocess.run(
+        argv, env=sandbox_env(sandbox, {}), capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    report = done.stdout.strip()
+    assert report.endswith("stopped by No space left on device"), report
+    assert scratch_mb - 2 <= int(report.split()[1]) <= scratch_mb, report

@@ -5,6 +5,9 @@
 then waits (the match stays on its turn) and plays on as if nothing happened.
 ``python escaper.py fork_exit MARKER``: on its first turn starts a setsid() helper that
 holds the bot's stderr open and sleeps, then exits: the referee must see a crash at once.
+``python escaper.py fill MARKER``: on its first turn writes its scratch directory ($TMPDIR,
+a RAM-backed tmpfs under bwrap) full, up to 1 GiB, reports on stderr how much it wrote
+and why it stopped, then plays on.
 
 The helpers carry MARKER on their command line, so the test can look for survivors.
 """
@@ -32,6 +35,12 @@ def choose(observation: Any, legal: list[str]) -> str:
     global started
     if not started:
         started = True
+        if mode == "fill":
+            from fill import fill_scratch  # beside this file
+
+            sys.stderr.write(fill_scratch(1024, marker) + "\n")
+            sys.stderr.flush()
+            return random.choice(legal)
         code = HOG if mode == "hog" else SLEEPER
         subprocess.Popen([sys.executable, "-c", code, marker], stderr=sys.stderr)
         if mode == "hog":
