@@ -6,7 +6,8 @@ the /lib and /bin links, the few /etc files dynamic linking needs, the arena's P
 and its packages, the SDK: the ``referee`` package and the .proto files, Node.js), its own
 directory read-only, the referee's socket directory read-only (connecting needs no write
 access to the directory) and a private, empty, writable /tmp that is also its HOME (held
-in RAM, so no bigger than the bot's memory limit). It gets every namespace of its own (no network at all; its own pid namespace, so /proc shows
+in RAM, so no bigger than the bot's memory limit; with a small /dev/shm, the only other
+writable place). It gets every namespace of its own (no network at all; its own pid namespace, so /proc shows
 only its processes and it can signal nothing else), runs as ``nobody`` in its own user
 namespace with every capability dropped and no further user namespaces, starts a new
 session (no terminal to inject keystrokes into) and dies with the arena. Its environment is
@@ -32,6 +33,7 @@ SandboxMode = Literal["auto", "bwrap", "none"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = ("auto", "bwrap", "none")
 NOBODY = 65534
 SCRATCH = "/tmp"  # the bot's private writable directory, also its HOME and TMPDIR
+SHM_BYTES = 64 << 20  # the most a bot's /dev/shm holds (never more than its /tmp)
 # /etc files the dynamic linker, Python and Node.js read; nothing else of /etc is shown.
 _ETC_FILES = (
     "/etc/ld.so.cache",
@@ -128,9 +130,12 @@ def bwrap_arguments(
     scratch_bytes: int | None = None,
 ) -> list[str]:
     """bubblewrap's options and the ``--`` before the command (the caller appends it).
-    ``scratch_bytes`` caps the private /tmp: a tmpfs lives in RAM, and without a cap a bot
-    could park half the machine's memory there, outside the memory its processes count
-    (where no cgroup charges it)."""
+
+    Only /tmp and /dev/shm are writable. Every tmpfs lives in RAM that the bot's processes
+    do not show as theirs, so where no cgroup charges it a bot could park half the
+    machine's memory in one: ``scratch_bytes`` caps /tmp, and /dev/shm (POSIX shared
+    memory) gets at most SHM_BYTES of it; the root and /dev, tmpfs that bubblewrap builds
+    the view in, are remounted read-only once it is built."""
     args = [
         "--unshare-all",  # network, pid, ipc, uts, cgroup namespaces
         "--unshare-user",  # also when root: uid 0 outside is never uid 0 inside
@@ -149,9 +154,8 @@ def bwrap_arguments(
         "/proc",
         "--dev",
         "/dev",
-        *(("--size", str(scratch_bytes)) if scratch_bytes is not None else ()),
-        "--tmpfs",
-        SCRATCH,
+        *_sized_tmpfs("/dev/shm", None if scratch_bytes is None else min(scratch_bytes, SHM_BYTES)),
+        *_sized_tmpfs(SCRATCH, scratch_bytes),
         "--ro-bind",
         "/usr",
         "/usr",
@@ -172,8 +176,12 @@ def bwrap_arguments(
             (path + "/").startswith(b.rstrip("/") + "/") for b in binds
         ):
             args += ["--ro-bind", "/dev/null", path]
-    args += ["--chdir", cwd, "--"]
+    args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", cwd, "--"]
     return args
+
+
+def _sized_tmpfs(path: str, size: int | None) -> list[str]:
+    return [*(("--size", str(size)) if size is not None else ()), "--tmpfs", path]
 
 
 def sandbox_env(sandbox: Sandbox, env: Mapping[str, str]) -> dict[str, str]:

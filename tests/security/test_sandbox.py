@@ -215,20 +215,64 @@ def test_stderr_after_match_over_is_stored_with_that_match(tmp_path: Path, sandb
 
 
 @needs_bwrap
-@pytest.mark.parametrize("scratch_mb", [16, 40])
-def test_the_private_tmp_holds_no_more_than_the_memory_limit(
-    tmp_path: Path, scratch_mb: int
+@pytest.mark.parametrize(
+    ("directory", "limit_mb", "cap_mb"),
+    [("/tmp", 16, 16), ("/tmp", 40, 40), ("/dev/shm", 16, 16), ("/dev/shm", 200, 64)],
+)
+def test_the_writable_ram_disks_hold_no_more_than_the_memory_limit(
+    tmp_path: Path, directory: str, limit_mb: int, cap_mb: int
 ) -> None:
-    """/tmp is a RAM disk: a bot writing it full is stopped at its memory limit by the
-    file system itself, with no cgroup involved (this runs bwrap directly)."""
+    """/tmp and /dev/shm are RAM disks: a bot writing one full is stopped at its memory
+    limit (/dev/shm at 64 MiB) by the file system itself, with no cgroup involved (this
+    runs bwrap directly)."""
     sandbox = resolve("bwrap")
     if not tmpfs_size_supported(str(sandbox.bwrap)):
         pytest.skip("this bubblewrap cannot size a tmpfs (0.7.0 or later, not setuid)")
-    argv = sandbox.wrap(["python", "fill.py", "256", "f"], str(BOTS), scratch_mb=scratch_mb)
+    fill = ["python", "fill.py", "256", "f", directory]
     done = subprocess.run(
-        argv, env=sandbox_env(sandbox, {}), capture_output=True, text=True, timeout=120
+        sandbox.wrap(fill, str(BOTS), scratch_mb=limit_mb),
+        env=sandbox_env(sandbox, {}),
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     report = done.stdout.strip()
     assert report.endswith("stopped by No space left on device"), report
-    assert scratch_mb - 2 <= int(report.split()[1]) <= scratch_mb, report
+    assert cap_mb - 2 <= int(report.split()[1]) <= cap_mb, report
+
+
+@needs_bwrap
+def test_nothing_else_is_writable(tmp_path: Path) -> None:
+    """The root and /dev are tmpfs that bubblewrap builds the view in; both are read-only
+    once built, so they are no RAM disk of unbounded size."""
+    sandbox = resolve("bwrap")
+    probe = (
+        "import os\n"
+        "for d in ('/', '/etc', '/usr', '/dev', os.getcwd(), '/tmp', '/dev/shm'):\n"
+        "    try:\n"
+        "        open(os.path.join(d, 'probe'), 'w').close(); print(d, 'writable')\n"
+        "    except OSError as exc:\n"
+        "        print(d, exc.strerror)\n"
+        "open('/dev/null', 'w').write('devices still work')\n"
+    )
+    cwd = tmp_path / "bot"
+    cwd.mkdir()
+    done = subprocess.run(
+        sandbox.wrap(["python", "-c", probe], str(cwd), scratch_mb=64),
+        env=sandbox_env(sandbox, {}),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    seen = dict(line.split(" ", 1) for line in done.stdout.splitlines())  # paths: no spaces
+    assert seen == {
+        "/": "Read-only file system",
+        "/etc": "Read-only file system",
+        "/usr": "Read-only file system",
+        "/dev": "Read-only file system",
+        str(cwd): "Read-only file system",
+        "/tmp": "writable",
+        "/dev/shm": "writable",
+    }, done.stdout
