@@ -24,6 +24,8 @@ from arena.web.report import gather, report_html
 from arena.web.upload import SUBMIT_PATH, handle_upload, json_body, too_large, upload_page
 from referee.replay import ReplayError, parse_replay
 
+IDLE_SECONDS = 30.0  # a connection silent this long is closed (each holds a thread)
+
 
 class NotFound(LookupError):
     """A page that does not exist."""
@@ -216,6 +218,12 @@ def _error_page(status: int, message: str) -> Response:
 class _Handler(BaseHTTPRequestHandler):
     server: ArenaServer
 
+    def setup(self) -> None:
+        # Every connection holds a thread: one that sends nothing (or a body slower than a
+        # byte per idle_seconds) is closed rather than kept forever.
+        super().setup()
+        self.connection.settimeout(self.server.idle_seconds)
+
     def do_GET(self) -> None:
         url = urlsplit(self.path)
         try:
@@ -246,9 +254,16 @@ class _Handler(BaseHTTPRequestHandler):
                 self.close_connection = True  # the body is not read
                 status, answer = refusal
             else:
-                status, answer = handle_upload(
-                    self.server.db, dict(self.headers.items()), self.rfile.read(length)
-                )
+                try:
+                    body = self.rfile.read(length)
+                except TimeoutError:
+                    self.close_connection = True
+                    status, answer = (
+                        HTTPStatus.REQUEST_TIMEOUT,
+                        {"error": f"the upload stalled for {self.server.idle_seconds:g} s"},
+                    )
+                else:
+                    status, answer = handle_upload(self.server.db, dict(self.headers.items()), body)
         self._send(Response(status, "application/json", json_body(answer)))
 
     def _send(self, response: Response) -> None:
@@ -267,18 +282,28 @@ class ArenaServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(
-        self, address: tuple[str, int], db: Path, log: Callable[[str], None] | None = None
+        self,
+        address: tuple[str, int],
+        db: Path,
+        log: Callable[[str], None] | None = None,
+        idle_seconds: float = IDLE_SECONDS,
     ) -> None:
         super().__init__(address, _Handler)
         self.db = db
         self.log = log
+        self.idle_seconds = idle_seconds
 
 
 def make_server(
-    db: Path, host: str = "127.0.0.1", port: int = 8000, log: Callable[[str], None] | None = None
+    db: Path,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    log: Callable[[str], None] | None = None,
+    idle_seconds: float = IDLE_SECONDS,
 ) -> ArenaServer:
     """A server for ``db`` listening on (host, port); port 0 picks a free port
-    (``server.server_address`` has it)."""
+    (``server.server_address`` has it). A connection silent for ``idle_seconds`` is
+    closed."""
     if not db.exists():
         raise StoreError(f"no database at {db}")
-    return ArenaServer((host, port), db, log)
+    return ArenaServer((host, port), db, log, idle_seconds)

@@ -1,10 +1,12 @@
 """Submitting from elsewhere: the SubmitBot RPC of a real `arena serve --db` process, and
 the upload form of `arena web` in headless Chromium. Both refuse a missing or wrong
-submitter token, another submitter's bot name and malformed archives, storing nothing."""
+submitter token, another submitter's bot name and malformed archives, storing nothing; the
+web server closes connections that go silent."""
 
 from __future__ import annotations
 
 import io
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -188,3 +190,31 @@ def test_upload_form_in_chromium(web: tuple[Path, str, str, str], tmp_path: Path
         )
         browser.close()
     assert stored(db) == [("webbot", 1, "alice")]
+
+
+def test_silent_and_stalled_clients_are_cut_off_and_others_are_served(tmp_path: Path) -> None:
+    """Each connection holds a server thread: ones that send nothing, or stop halfway
+    through an upload, are closed after the idle time while other visitors are served."""
+    db = tmp_path / "arena.db"
+    token = arena(db, "submitters", "add", "alice").stdout.split()[-1]
+    server = make_server(db, port=0, idle_seconds=1.0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    host, port = server.server_address[:2]
+    try:
+        silent = [socket.create_connection((str(host), port), timeout=30) for _ in range(20)]
+        stalled = socket.create_connection((str(host), port), timeout=30)
+        stalled.sendall(
+            b"POST /api/submit HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n"
+            + f"X-Submitter-Token: {token}\r\nX-Bot-Name: slow\r\n\r\n".encode()
+            + b"only part of the body"
+        )
+        with urllib.request.urlopen(f"http://{host}:{port}/", timeout=30) as page:
+            assert page.status == 200
+        for sock in silent:
+            assert sock.recv(1024) == b""  # closed by the server, nothing sent
+        answer = stalled.recv(4096).decode()
+        assert answer.startswith("HTTP/1.0 408") and "the upload stalled for 1 s" in answer
+        assert stalled.recv(4096) == b""
+        assert stored(db) == []
+    finally:
+        server.shutdown()
