@@ -34,6 +34,10 @@ from referee.service import RefereeCore
 
 STOP_GRACE_SECONDS = 3.0
 MONITOR_SECONDS = 0.25
+# CPU a bot may use while it is in no match (between its matches, while others play).
+# Honest bots wait on their stream; one that computes on regardless takes CPU from the
+# matches in play, where no per-match limit counts it.
+IDLE_CPU_SECONDS = 1.0
 EXIT_POLL_SECONDS = 0.05
 _TAIL_BYTES = 2048
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -102,6 +106,7 @@ class BotProcess:
     late_room: int = 0  # what the stderr limit leaves for ``late``
     tail: bytes = b""
     cpu_baseline: float = 0.0
+    idle_baseline: float | None = None  # CPU when last seen idle (None: busy, or not yet)
     last_match: MatchSeat | None = None
     reader: asyncio.Task[None] | None = None
     faulted: bool = False  # a limit fault was reported: its exit is not a crash
@@ -199,11 +204,15 @@ class BotPool:
         with its per-match stderr capture and CPU baseline reset."""
         if self._monitor is None:
             self._monitor = asyncio.get_running_loop().create_task(self._watch_limits())
-        bot = next((b for b in self.processes[entrant.name] if b.alive and not b.busy), None)
+        bot = next(
+            (b for b in self.processes[entrant.name] if b.alive and not b.busy and not b.faulted),
+            None,
+        )
         if bot is None:
             bot = await self._launch(entrant)
         bot.capture.take()  # nothing is written in no match: late output has its own
         bot.busy = True
+        bot.idle_baseline = None
         bot.cpu_baseline = (await asyncio.to_thread(self._usage, [bot]))[bot.pid].cpu_seconds
         return bot
 
@@ -356,6 +365,13 @@ class BotPool:
             return (
                 f"used {spent:.1f} s of CPU in this match, over its {limits.cpu_seconds:g} s limit"
             )
+        if not bot.busy and bot.idle_baseline is not None:
+            idle = usage.cpu_seconds - bot.idle_baseline
+            if idle > IDLE_CPU_SECONDS:
+                return (
+                    f"used {idle:.1f} s of CPU while in no match, over the "
+                    f"{IDLE_CPU_SECONDS:g} s a bot may use between its matches"
+                )
         return None
 
     async def _watch_limits(self) -> None:
@@ -369,10 +385,16 @@ class BotPool:
                 continue
             usage = await asyncio.to_thread(self._usage, alive)
             for bot in alive:
-                reason = self._over_limit(bot, usage.get(bot.pid, TreeUsage(0.0, 0.0, 0)))
+                used = usage.get(bot.pid, TreeUsage(0.0, 0.0, 0))
+                if not bot.busy and bot.idle_baseline is None:
+                    bot.idle_baseline = used.cpu_seconds  # idle from here on
+                reason = self._over_limit(bot, used)
                 if reason is not None and bot.alive and not bot.faulted:
                     bot.faulted = True
                     self.core.player_gone(bot.token, reason, kind="limit")
+                    if not bot.busy:  # no match to fault: said with its last match's output
+                        bot.late.add(f"\n[arena] stopped: {reason}\n".encode(), 1 << 16)
+                        self._hand_over_late_output(bot)
                     await asyncio.to_thread(bot.kill)
 
     async def close(self) -> None:

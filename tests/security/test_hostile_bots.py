@@ -181,3 +181,46 @@ def test_bot_writing_its_tmp_full_holds_no_more_than_its_memory_limit(tmp_path: 
             [line] = report
             mib = int(line.split()[1])
             assert mib <= 200 and line.endswith("No space left on device"), line
+
+
+SLOW_BOT = """
+import random, time
+from referee.client import run_bot
+def choose(observation, legal):
+    time.sleep(0.05)
+    return random.choice(legal)
+run_bot(choose, name="slow")
+"""
+
+
+@pytest.mark.parametrize("sandbox", ["auto", "none"])
+def test_bot_computing_between_its_matches_is_stopped(tmp_path: Path, sandbox: str) -> None:
+    """A bot in no match may not take the CPU the matches in play need: the spinner keeps
+    a core busy from its first turn on. The schedule plays its four matches first: while
+    the slow bot then plays the random one, it is stopped, and the reason is stored with
+    its last match. None of its matches is faulted: it computed within their limits."""
+    db, marker = tmp_path / "arena.db", f"spin-{uuid.uuid4().hex}"
+    slow = tmp_path / "slow"
+    slow.mkdir()
+    (slow / "slow.py").write_text(SLOW_BOT)
+    spin = ["python", "escaper.py", "spin", marker]
+    run_arena(db, "bots", "add", "spinner", "--game", "gin_rummy", "--cwd", str(BOTS), "--", *spin)
+    run_arena(
+        db, "bots", "add", "slow", "--game", "*", "--cwd", str(slow), "--", "python", "slow.py"
+    )
+    run_arena(db, "bots", "add", "random", "--game", "*", "--", PY, "-m", "sample_bots.random_bot")
+    summary = tournament(
+        db, "spinner,slow,random", "--concurrency", "1", "--sandbox", sandbox
+    )
+    assert summary["played"] == 6  # each pair on one deal, in both seat orders
+    played = replays(db)
+    stopped = []
+    for match, replay in played:
+        if "spinner" in match["entrants"]:
+            text = stderr_of(replay, list(match["entrants"]).index("spinner"))
+            stopped += [line for line in text.splitlines() if line.startswith("[arena] stopped")]
+    assert stopped, "the spinner was never stopped between its matches"
+    assert all("of CPU while in no match" in line for line in stopped), stopped
+    for match, replay in played:  # stopped between matches: no match of its was faulted
+        assert [f for f in replay.lines if f["type"] == "fault"] == [], match["id"]
+    assert survivors(marker) == []

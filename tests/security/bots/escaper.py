@@ -5,6 +5,8 @@
 then waits (the match stays on its turn) and plays on as if nothing happened.
 ``python escaper.py fork_exit MARKER``: on its first turn starts a setsid() helper that
 holds the bot's stderr open and sleeps, then exits: the referee must see a crash at once.
+``python escaper.py spin MARKER``: on its first turn starts a thread that spins the CPU
+for ever, in its matches and between them, and plays on.
 ``python escaper.py fill MARKER``: on its first turn writes its scratch directory ($TMPDIR,
 a RAM-backed tmpfs under bwrap) full, up to 1 GiB, reports on stderr how much it wrote
 and why it stopped, then plays on.
@@ -31,10 +33,20 @@ SLEEPER = "import os, time; os.setsid(); time.sleep(300)"
 started = False
 
 
+def spin() -> None:
+    while True:
+        pass
+
+
 def choose(observation: Any, legal: list[str]) -> str:
     global started
     if not started:
         started = True
+        if mode == "spin":
+            import threading
+
+            threading.Thread(target=spin, daemon=True).start()
+            return random.choice(legal)
         if mode == "fill":
             from fill import fill_scratch  # beside this file
 
