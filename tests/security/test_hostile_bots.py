@@ -209,9 +209,7 @@ def test_bot_computing_between_its_matches_is_stopped(tmp_path: Path, sandbox: s
         db, "bots", "add", "slow", "--game", "*", "--cwd", str(slow), "--", "python", "slow.py"
     )
     run_arena(db, "bots", "add", "random", "--game", "*", "--", PY, "-m", "sample_bots.random_bot")
-    summary = tournament(
-        db, "spinner,slow,random", "--concurrency", "1", "--sandbox", sandbox
-    )
+    summary = tournament(db, "spinner,slow,random", "--concurrency", "1", "--sandbox", sandbox)
     assert summary["played"] == 6  # each pair on one deal, in both seat orders
     played = replays(db)
     stopped = []
