@@ -369,7 +369,7 @@ class BotPool:
             idle = usage.cpu_seconds - bot.idle_baseline
             if idle > IDLE_CPU_SECONDS:
                 return (
-                    f"used {idle:.1f} s of CPU while in no match, over the "
+                    f"used {idle:.2f} s of CPU while in no match, over the "
                     f"{IDLE_CPU_SECONDS:g} s a bot may use between its matches"
                 )
         return None
