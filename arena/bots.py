@@ -40,6 +40,8 @@ MONITOR_SECONDS = 0.25
 IDLE_CPU_SECONDS = 1.0
 EXIT_POLL_SECONDS = 0.05
 _TAIL_BYTES = 2048
+_READ_BYTES = 64 * 1024
+_DRAIN_PAUSE_SECONDS = 0.1  # after a read past the stderr limit: at most 640 KiB/s
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 _cgroup_names = itertools.count(1)
@@ -64,11 +66,14 @@ class Capture:
     kept: bytearray = field(default_factory=bytearray)
     dropped: int = 0
 
-    def add(self, chunk: bytes, limit: int) -> None:
+    def add(self, chunk: bytes, limit: int) -> bool:
+        """Keep what fits; True when some of ``chunk`` was dropped."""
         room = limit - len(self.kept)
         if room > 0:
             self.kept += chunk[:room]
-        self.dropped += max(0, len(chunk) - max(room, 0))
+        dropped = max(0, len(chunk) - max(room, 0))
+        self.dropped += dropped
+        return dropped > 0
 
     def take(self) -> BotLog:
         log = BotLog(self.kept.decode(errors="replace"), self.dropped)
@@ -302,12 +307,17 @@ class BotPool:
     async def _read_stderr(self, bot: BotProcess) -> None:
         stream = bot.process.stderr
         assert stream is not None
-        while chunk := await stream.read(4096):
+        while chunk := await stream.read(_READ_BYTES):
             bot.tail = (bot.tail + chunk)[-_TAIL_BYTES:]
             if (not bot.busy or not bot.answered()) and bot.last_match is not None:
-                bot.late.add(chunk, bot.late_room)
+                dropped = bot.late.add(chunk, bot.late_room)
             else:
-                bot.capture.add(chunk, bot.limits.output_bytes)
+                dropped = bot.capture.add(chunk, bot.limits.output_bytes)
+            if dropped:
+                # Past its limit, a bot's stderr is drained slowly: read as fast as it
+                # writes, a flood would keep the arena's event loop (every match's
+                # referee) busy; a bot that goes on writing blocks on its full pipe.
+                await asyncio.sleep(_DRAIN_PAUSE_SECONDS)
 
     async def _wait_exit(self, bot: BotProcess) -> None:
         # Not process.wait(): asyncio waits there for the pipes to close too, and a child

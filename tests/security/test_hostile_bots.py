@@ -6,7 +6,8 @@ referee's admin RPCs, watch the other tables of its tournament, read the databas
 file outside its directory, connect to a loopback TCP port and rebuild its deal from
 every seed it can think of. The escapers
 (bots/escaper.py) leave setsid() helpers behind: one hogs memory and CPU, one holds the
-bot's stderr while the bot exits; a third writes its RAM-backed /tmp full.
+bot's stderr while the bot exits; others write their RAM-backed /tmp full, compute
+between their matches, or flood stderr.
 """
 
 from __future__ import annotations
@@ -222,3 +223,24 @@ def test_bot_computing_between_its_matches_is_stopped(tmp_path: Path, sandbox: s
     for match, replay in played:  # stopped between matches: no match of its was faulted
         assert [f for f in replay.lines if f["type"] == "fault"] == [], match["id"]
     assert survivors(marker) == []
+
+
+def test_a_stderr_flood_is_drained_slowly_past_the_limit(tmp_path: Path) -> None:
+    """Read as fast as a bot writes, a flood keeps the arena's event loop busy (every
+    match's referee runs there): past the kept 64 KiB it is drained at 640 KiB/s, so the
+    shouter writes little more than that while it plays on, and the matches end normally.
+    Unthrottled, the arena read over 100 MB/s from it."""
+    db = tmp_path / "arena.db"
+    bot = ["python", "escaper.py", "shout", f"shout-{uuid.uuid4().hex}"]
+    run_arena(db, "bots", "add", "shouter", "--game", "gin_rummy", "--cwd", str(BOTS), "--", *bot)
+    run_arena(db, "bots", "add", "random", "--game", "*", "--", PY, "-m", "sample_bots.random_bot")
+    summary = tournament(db, "shouter,random", "--rounds", "2", "--concurrency", "1")
+    assert summary["played"] == 4
+    for match, replay in replays(db):
+        seat = list(match["entrants"]).index("shouter")
+        [log] = [x for x in replay.lines if x["type"] == "stderr" and x["seat"] == seat]
+        assert len(log["text"].encode()) == 64 * 1024
+        assert [x for x in replay.lines if x["type"] == "fault"] == []
+        # 640 KiB/s plus what the pipe and one read hold: 8 MB/s leaves a wide margin.
+        dropped = log["dropped_bytes"]
+        assert dropped < 8e6 * max(match["seconds"], 1.0), (dropped, match["seconds"])

@@ -7,6 +7,8 @@ then waits (the match stays on its turn) and plays on as if nothing happened.
 holds the bot's stderr open and sleeps, then exits: the referee must see a crash at once.
 ``python escaper.py spin MARKER``: on its first turn starts a thread that spins the CPU
 for ever, in its matches and between them, and plays on.
+``python escaper.py shout MARKER``: on its first turn starts a thread that writes to
+stderr as fast as it can, for ever, and plays on.
 ``python escaper.py fill MARKER``: on its first turn writes its scratch directory ($TMPDIR,
 a RAM-backed tmpfs under bwrap) full, up to 1 GiB, reports on stderr how much it wrote
 and why it stopped, then plays on.
@@ -38,6 +40,13 @@ def spin() -> None:
         pass
 
 
+def shout() -> None:
+    line = b"shouting " * 7000 + b"\n"
+    while True:
+        sys.stderr.buffer.write(line)
+        sys.stderr.buffer.flush()
+
+
 def choose(observation: Any, legal: list[str]) -> str:
     global started
     if not started:
@@ -46,6 +55,11 @@ def choose(observation: Any, legal: list[str]) -> str:
             import threading
 
             threading.Thread(target=spin, daemon=True).start()
+            return random.choice(legal)
+        if mode == "shout":
+            import threading
+
+            threading.Thread(target=shout, daemon=True).start()
             return random.choice(legal)
         if mode == "fill":
             from fill import fill_scratch  # beside this file
