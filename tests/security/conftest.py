@@ -1,5 +1,6 @@
-"""Shared helpers of the security tests: the `arena` CLI with a chosen environment, a
-tournament's stored stderr per seat, and a look for processes that outlived the arena."""
+"""Shared helpers of the security tests: the `arena` CLI with a chosen environment, the
+random and the hostile test bots registered, a tournament's stored stderr per seat, and a
+look for processes that outlived the arena."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +66,21 @@ def tournament(db: Path, bots: str, *extra: str, env: dict[str, str] | None = No
         env=env,
     )
     return json.loads(out.stdout)
+
+
+def add_random(db: Path, *names: str) -> None:
+    """The random sample bot, registered under each of ``names`` (default "random")."""
+    for name in names or ("random",):
+        run_arena(db, "bots", "add", name, "--game", "*", "--", PY, "-m", "sample_bots.random_bot")
+
+
+def add_escaper(db: Path, name: str, mode: str) -> str:
+    """bots/escaper.py in ``mode`` as gin bot ``name``; returns the marker its helpers carry
+    on their command lines (see ``survivors``)."""
+    marker = f"{mode}-{uuid.uuid4().hex}"
+    bot = ["python", "escaper.py", mode, marker]
+    run_arena(db, "bots", "add", name, "--game", "gin_rummy", "--cwd", str(BOTS), "--", *bot)
+    return marker
 
 
 def replays(db: Path) -> list[Any]:

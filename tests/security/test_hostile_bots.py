@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import socket
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,8 @@ import pytest
 from referee.game import get_game, parse_rules
 from tests.security.conftest import (
     BOTS,
-    PY,
+    add_escaper,
+    add_random,
     needs_bwrap,
     replays,
     run_arena,
@@ -49,7 +49,7 @@ def spy_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     port = listener.getsockname()[1]
     spy = ["python", "spy.py", str(db), str(outside), str(port)]
     run_arena(db, "bots", "add", "spy", "--game", "gin_rummy", "--cwd", str(BOTS), "--", *spy)
-    run_arena(db, "bots", "add", "random", "--game", "*", "--", PY, "-m", "sample_bots.random_bot")
+    add_random(db)
     summary = tournament(db, "spy,random", "--rounds", "2")
     try:
         listener.accept()
@@ -125,10 +125,9 @@ def test_seed_oracle_rebuilds_no_deal(spy_run: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("sandbox", ["auto", "none"])
 def test_setsid_memory_hog_is_stopped_and_nothing_survives(tmp_path: Path, sandbox: str) -> None:
-    db, marker = tmp_path / "arena.db", f"hog-{uuid.uuid4().hex}"
-    hog = ["python", "escaper.py", "hog", marker]
-    run_arena(db, "bots", "add", "hog", "--game", "gin_rummy", "--cwd", str(BOTS), "--", *hog)
-    run_arena(db, "bots", "add", "random", "--game", "*", "--", PY, "-m", "sample_bots.random_bot")
+    db = tmp_path / "arena.db"
+    marker = add_escaper(db, "hog", "hog")
+    add_random(db)
     summary = tournament(
         db, "hog,random", "--bot-memory-mb", "200", "--move-seconds", "30", "--sandbox", sandbox
     )
@@ -145,10 +144,9 @@ def test_setsid_memory_hog_is_stopped_and_nothing_survives(tmp_path: Path, sandb
 def test_bot_that_exits_leaving_a_child_on_its_stderr_crashes_at_once(
     tmp_path: Path, sandbox: str
 ) -> None:
-    db, marker = tmp_path / "arena.db", f"sleeper-{uuid.uuid4().hex}"
-    bot = ["python", "escaper.py", "fork_exit", marker]
-    run_arena(db, "bots", "add", "leaver", "--game", "gin_rummy", "--cwd", str(BOTS), "--", *bot)
-    run_arena(db, "bots", "add", "random", "--game", "*", "--", PY, "-m", "sample_bots.random_bot")
+    db = tmp_path / "arena.db"
+    marker = add_escaper(db, "leaver", "fork_exit")
+    add_random(db)
     # 60 s per move: a bot noticed only when its deadline passed would fault "disconnect".
     summary = tournament(db, "leaver,random", "--move-seconds", "60", "--sandbox", sandbox)
     assert summary["played"] == 2
@@ -165,9 +163,8 @@ def test_bot_writing_its_tmp_full_holds_no_more_than_its_memory_limit(tmp_path: 
     counts them (the kernel stops the bot: a `limit` fault) or the full tmpfs refuses the
     write at the limit; it never keeps the gigabyte it asks for."""
     db = tmp_path / "arena.db"
-    bot = ["python", "escaper.py", "fill", f"fill-{uuid.uuid4().hex}"]
-    run_arena(db, "bots", "add", "filler", "--game", "gin_rummy", "--cwd", str(BOTS), "--", *bot)
-    run_arena(db, "bots", "add", "random", "--game", "*", "--", PY, "-m", "sample_bots.random_bot")
+    add_escaper(db, "filler", "fill")
+    add_random(db)
     summary = tournament(db, "filler,random", "--bot-memory-mb", "200", "--move-seconds", "30")
     assert summary["played"] == 2
     for match, replay in replays(db):
@@ -200,16 +197,15 @@ def test_bot_computing_between_its_matches_is_stopped(tmp_path: Path, sandbox: s
     a core busy from its first turn on. The schedule plays its four matches first: while
     the slow bot then plays the random one, it is stopped, and the reason is stored with
     its last match. None of its matches is faulted: it computed within their limits."""
-    db, marker = tmp_path / "arena.db", f"spin-{uuid.uuid4().hex}"
+    db = tmp_path / "arena.db"
     slow = tmp_path / "slow"
     slow.mkdir()
     (slow / "slow.py").write_text(SLOW_BOT)
-    spin = ["python", "escaper.py", "spin", marker]
-    run_arena(db, "bots", "add", "spinner", "--game", "gin_rummy", "--cwd", str(BOTS), "--", *spin)
+    marker = add_escaper(db, "spinner", "spin")
     run_arena(
         db, "bots", "add", "slow", "--game", "*", "--cwd", str(slow), "--", "python", "slow.py"
     )
-    run_arena(db, "bots", "add", "random", "--game", "*", "--", PY, "-m", "sample_bots.random_bot")
+    add_random(db)
     summary = tournament(db, "spinner,slow,random", "--concurrency", "1", "--sandbox", sandbox)
     assert summary["played"] == 6  # each pair on one deal, in both seat orders
     played = replays(db)
@@ -231,9 +227,8 @@ def test_a_stderr_flood_is_drained_slowly_past_the_limit(tmp_path: Path) -> None
     shouter writes little more than that while it plays on, and the matches end normally.
     Unthrottled, the arena read over 100 MB/s from it."""
     db = tmp_path / "arena.db"
-    bot = ["python", "escaper.py", "shout", f"shout-{uuid.uuid4().hex}"]
-    run_arena(db, "bots", "add", "shouter", "--game", "gin_rummy", "--cwd", str(BOTS), "--", *bot)
-    run_arena(db, "bots", "add", "random", "--game", "*", "--", PY, "-m", "sample_bots.random_bot")
+    add_escaper(db, "shouter", "shout")
+    add_random(db)
     summary = tournament(db, "shouter,random", "--rounds", "2", "--concurrency", "1")
     assert summary["played"] == 4
     for match, replay in replays(db):

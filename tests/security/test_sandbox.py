@@ -16,8 +16,8 @@ from arena.sandbox import SandboxError, resolve, sandbox_env, tmpfs_size_support
 from arena.store import Store
 from tests.security.conftest import (
     BOTS,
-    PY,
     ROOT,
+    add_random,
     needs_bwrap,
     replays,
     run_arena,
@@ -34,12 +34,6 @@ def fake_bwrap(tmp: Path, message: str) -> str:
     path.write_text(f"#!/bin/sh\necho '{message}' >&2\nexit 1\n")
     path.chmod(0o755)
     return str(path)
-
-
-def add_random(db: Path) -> None:
-    """Two random bots, "random" and "random2" (a bot never plays only itself)."""
-    for name in ("random", "random2"):
-        run_arena(db, "bots", "add", name, "--game", "*", "--", PY, "-m", "sample_bots.random_bot")
 
 
 def test_missing_bwrap_names_the_cause_and_the_fixes(tmp_path: Path) -> None:
@@ -61,7 +55,7 @@ def test_blocked_user_namespaces_name_the_cause_and_the_fixes(tmp_path: Path) ->
 
 def test_a_tournament_refuses_to_start_without_a_working_sandbox(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    add_random(db)
+    add_random(db, "random", "random2")
     env = {"ARENA_BWRAP": fake_bwrap(tmp_path, BLOCKED)}
     out = run_arena(
         db,
@@ -83,7 +77,7 @@ def test_a_tournament_refuses_to_start_without_a_working_sandbox(tmp_path: Path)
 
 def test_sandbox_none_runs_and_says_so_and_is_stored(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    add_random(db)
+    add_random(db, "random", "random2")
     env = {"ARENA_BWRAP": fake_bwrap(tmp_path, BLOCKED)}
     out = run_arena(
         db,
@@ -144,7 +138,7 @@ def test_readme_python_bot_recipe_plays_in_the_sandbox(tmp_path: Path) -> None:
         "python",
         "mybot.py",
     )
-    add_random(db)
+    add_random(db, "random", "random2")
     summary = tournament(db, "mybot,random")
     assert summary["played"] == 2 and not summary["errors"]
     [record] = Store(db).tournaments()
@@ -178,7 +172,7 @@ def test_javascript_sample_bot_plays_in_the_sandbox(tmp_path: Path) -> None:
         "--strategy",
         "random",
     )
-    add_random(db)
+    add_random(db, "random", "random2")
     summary = tournament(db, "js,random")
     assert summary["played"] == 2 and not summary["errors"]
     for _match, replay in replays(db):
@@ -201,7 +195,7 @@ def test_stderr_after_match_over_is_stored_with_that_match(tmp_path: Path, sandb
         "python",
         "late_talker.py",
     )
-    add_random(db)
+    add_random(db, "random", "random2")
     tournament(db, "late,random", "--rounds", "2", "--concurrency", "1", "--sandbox", sandbox)
     played = replays(db)
     assert len(played) == 4
