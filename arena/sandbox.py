@@ -7,11 +7,12 @@ and its packages, the SDK: the ``referee`` package and the .proto files, Node.js
 directory read-only, the referee's socket directory read-only (connecting needs no write
 access to the directory) and a private, empty, writable /tmp that is also its HOME (held
 in RAM, so no bigger than the bot's memory limit; with a small /dev/shm, the only other
-writable place). It gets every namespace of its own (no network at all; its own pid namespace, so /proc shows
-only its processes and it can signal nothing else), runs as ``nobody`` in its own user
-namespace with every capability dropped and no further user namespaces, starts a new
-session (no terminal to inject keystrokes into) and dies with the arena. Its environment is
-exactly what the arena sets. docs/security.md states what each mode guarantees.
+writable place). It gets every namespace of its own (no network at all; its own pid
+namespace, so /proc shows only its processes and it can signal nothing else), runs as
+``nobody`` in its own user namespace with every capability dropped and no further user
+namespaces, starts a new session (no terminal to inject keystrokes into) and dies with the
+arena. Its environment is exactly what the arena sets. docs/security.md states what each
+mode guarantees.
 """
 
 from __future__ import annotations
