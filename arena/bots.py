@@ -86,6 +86,7 @@ class TreeUsage:
     cpu_seconds: float
     memory_mb: float
     tasks: int  # processes and threads
+    processes: frozenset[tuple[int, int]] = frozenset()  # (pid, start time) counted
 
 
 # (match id, seat) a bot last played: where what it writes after MatchOver belongs.
@@ -115,6 +116,9 @@ class BotProcess:
     last_match: MatchSeat | None = None
     reader: asyncio.Task[None] | None = None
     faulted: bool = False  # a limit fault was reported: its exit is not a crash
+    # Without a cgroup: every process ever counted as the bot's, (pid -> start time), so a
+    # setsid() helper orphaned when the bot exits is still killed with it.
+    seen: dict[int, int] = field(default_factory=dict)
 
     @property
     def pid(self) -> int:
@@ -133,13 +137,26 @@ class BotProcess:
             os.killpg(self.pid, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError):
             os.kill(self.pid, signal.SIGKILL)
+        for pid, started in self.seen.items():
+            if _start_time(pid) == started:  # still that process, not a reused pid
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
         if self.cgroup is not None:
             self.cgroup.kill()
 
 
-def _proc_table() -> dict[int, tuple[int, int, float, float, int]]:
+def _start_time(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            raw = f.read()
+    except OSError:
+        return None
+    return int(raw[raw.rindex(b")") + 2 :].split()[19])
+
+
+def _proc_table() -> dict[int, tuple[int, int, float, float, int, int]]:
     """pid -> (parent, process group, CPU seconds incl. reaped children, resident MB,
-    threads), from one pass over /proc."""
+    threads, start time), from one pass over /proc."""
     table = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -157,6 +174,7 @@ def _proc_table() -> dict[int, tuple[int, int, float, float, int]]:
             cpu,
             int(fields[21]) * _PAGE_BYTES / 1e6,
             int(fields[17]),
+            int(fields[19]),
         )
     return table
 
@@ -179,9 +197,12 @@ def tree_usage(roots: Sequence[int]) -> dict[int, TreeUsage]:
             fresh = [c for c in children.get(pid, ()) if c not in seen]
             seen.update(fresh)
             stack.extend(fresh)
-        rows = [table[p] for p in members if p in table]
+        rows = {p: table[p] for p in members if p in table}
         usage[root] = TreeUsage(
-            sum(r[2] for r in rows), sum(r[3] for r in rows), sum(r[4] for r in rows)
+            sum(r[2] for r in rows.values()),
+            sum(r[3] for r in rows.values()),
+            sum(r[4] for r in rows.values()),
+            frozenset((p, r[5]) for p, r in rows.items()),
         )
     return usage
 
@@ -396,6 +417,9 @@ class BotPool:
             usage = await asyncio.to_thread(self._usage, alive)
             for bot in alive:
                 used = usage.get(bot.pid, TreeUsage(0.0, 0.0, 0))
+                if used.processes:  # keep the living, add the new
+                    kept = {pid: t for pid, t in bot.seen.items() if _start_time(pid) == t}
+                    bot.seen = kept | dict(used.processes)
                 if not bot.busy and bot.idle_baseline is None:
                     bot.idle_baseline = used.cpu_seconds  # idle from here on
                 reason = self._over_limit(bot, used)

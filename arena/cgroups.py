@@ -87,7 +87,11 @@ class CgroupRoot:
 
 @functools.cache
 def available() -> CgroupRoot | None:
-    """The place to create bot cgroups on this machine, or None."""
+    """The place to create bot cgroups on this machine, or None (also when the operator
+    set ARENA_CGROUPS=off: then the limits are read from /proc, as where none can be
+    made)."""
+    if os.environ.get("ARENA_CGROUPS", "").lower() == "off":
+        return None
     unified = _ROOT / "unified" if (_ROOT / "unified").is_dir() else _ROOT
     with contextlib.suppress(OSError, ValueError):
         controllers = (unified / "cgroup.controllers").read_text().split()

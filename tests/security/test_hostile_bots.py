@@ -124,13 +124,28 @@ def test_seed_oracle_rebuilds_no_deal(spy_run: dict[str, Any]) -> None:
         assert len(engine.observation(state, seat).hand) == 10
 
 
-@pytest.mark.parametrize("sandbox", ["auto", "none"])
-def test_setsid_memory_hog_is_stopped_and_nothing_survives(tmp_path: Path, sandbox: str) -> None:
+# Each way the limits are kept: bwrap with cgroups where the machine has them, and no
+# sandbox with cgroups switched off (ARENA_CGROUPS=off), where only /proc tells the arena
+# what a bot started: the weakest setting the arena supports.
+LIMIT_SETTINGS = [
+    pytest.param("auto", {}, id="auto"),
+    pytest.param("none", {}, id="none"),
+    pytest.param("none", {"ARENA_CGROUPS": "off"}, id="none-without-cgroups"),
+]
+
+
+@pytest.mark.parametrize(("sandbox", "env"), LIMIT_SETTINGS)
+def test_setsid_memory_hog_is_stopped_and_nothing_survives(
+    tmp_path: Path, sandbox: str, env: dict[str, str]
+) -> None:
     db = tmp_path / "arena.db"
     marker = add_escaper(db, "hog", "hog")
     add_random(db)
     summary = tournament(
-        db, "hog,random", "--bot-memory-mb", "200", "--move-seconds", "30", "--sandbox", sandbox
+        db,
+        "hog,random",
+        *("--bot-memory-mb", "200", "--move-seconds", "30", "--sandbox", sandbox),
+        env=env,
     )
     assert summary["played"] == 2
     for match, replay in replays(db):
@@ -141,15 +156,15 @@ def test_setsid_memory_hog_is_stopped_and_nothing_survives(tmp_path: Path, sandb
     assert survivors(marker) == []
 
 
-@pytest.mark.parametrize("sandbox", ["auto", "none"])
+@pytest.mark.parametrize(("sandbox", "env"), LIMIT_SETTINGS)
 def test_bot_that_exits_leaving_a_child_on_its_stderr_crashes_at_once(
-    tmp_path: Path, sandbox: str
+    tmp_path: Path, sandbox: str, env: dict[str, str]
 ) -> None:
     db = tmp_path / "arena.db"
     marker = add_escaper(db, "leaver", "fork_exit")
     add_random(db)
     # 60 s per move: a bot noticed only when its deadline passed would fault "disconnect".
-    summary = tournament(db, "leaver,random", "--move-seconds", "60", "--sandbox", sandbox)
+    summary = tournament(db, "leaver,random", "--move-seconds", "60", "--sandbox", sandbox, env=env)
     assert summary["played"] == 2
     for match, replay in replays(db):
         seat = list(match["entrants"]).index("leaver")
