@@ -156,7 +156,10 @@ def test_setsid_memory_hog_is_stopped_and_nothing_survives(
     assert survivors(marker) == []
 
 
-@pytest.mark.parametrize(("sandbox", "env"), LIMIT_SETTINGS)
+# Not without cgroups under `none`: a helper that leaves the process group and whose
+# parent exits before the arena's next look at /proc (0.25 s) is the gap docs/security.md
+# names; the leaver does exactly that, at once.
+@pytest.mark.parametrize(("sandbox", "env"), LIMIT_SETTINGS[:2])
 def test_bot_that_exits_leaving_a_child_on_its_stderr_crashes_at_once(
     tmp_path: Path, sandbox: str, env: dict[str, str]
 ) -> None:
