@@ -5,13 +5,15 @@ show, computed from the engine."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import os
 import re
 import shutil
+import subprocess
 import sys
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -53,6 +55,25 @@ TABLES: dict[str, tuple[int, list[tuple[str, str]], list[str]]] = {
     ),
     "goninkan": (6, [("rnd", "random_bot"), ("gon", "goninkan_strategy")], ["yaku_count=1"]),
 }
+
+
+@contextlib.contextmanager
+def arena_web(db: Path) -> Iterator[str]:
+    """A real `arena web` process on a free port for ``db``; yields its base URL."""
+    proc = subprocess.Popen(
+        [PY, "-m", "arena.cli", "web", "--port", "0", "--quiet", "--db", str(db)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith(f"serving {db} on http://127.0.0.1:"), line
+        yield line.split()[-1].rstrip("/")
+    finally:
+        proc.terminate()
+        proc.wait(10)
 
 
 def run_tournament(db: Path, game: str) -> int:

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -21,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import arena, sample_tournament
-from tests.watching.helpers import ROOT
+from tests.watching.helpers import arena_web
 
 
 def _get(url: str) -> tuple[int, str]:
@@ -44,17 +42,8 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path, int]]:
         ["holes=1"],
     )
     assert not data["errors"], data["errors"]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "web", "--port", "0", "--quiet", "--db", str(db)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    yield line.split()[-1].rstrip("/"), db, int(data["tournament"])
-    proc.terminate()
-    proc.wait(10)
+    with arena_web(db) as base:
+        yield base, db, int(data["tournament"])
 
 
 def _unplay(db: Path, match_id: str, tournament: int) -> None:

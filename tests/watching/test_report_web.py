@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-import subprocess
-import sys
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -18,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import arena
-from tests.watching.helpers import ROOT
+from tests.watching.helpers import arena_web
 
 
 def head_to_head(db: Path, tournament_id: int, a: str, b: str) -> tuple[int, int, int]:
@@ -84,18 +82,8 @@ def test_report_errors(tournament: Any, tmp_path: Path) -> None:
 @pytest.fixture
 def web(tournament: Any) -> Iterator[tuple[str, Path, int]]:
     db, tid = tournament("gin_rummy")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "web", "--port", "0", "--quiet", "--db", str(db)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    assert line.startswith(f"serving {db} on http://127.0.0.1:"), line
-    yield line.split()[-1].rstrip("/"), db, tid
-    proc.terminate()
-    proc.wait(10)
+    with arena_web(db) as base:
+        yield base, db, tid
 
 
 def get(url: str) -> tuple[int, str, str]:
