@@ -29,10 +29,18 @@ def deals_in_play(store: Store, tournament_id: int) -> frozenset[int]:
     return frozenset(plan.seed for plan in plans if plan.idx not in finished)
 
 
+def withheld_matches(
+    store: Store, tournament_id: int, matches: list[dict[str, Any]]
+) -> frozenset[str]:
+    """The ids of the tournament's ``matches`` whose replay may not be shown yet."""
+    in_play = deals_in_play(store, tournament_id)
+    return frozenset(m["id"] for m in matches if m["seed"] in in_play)
+
+
 def withheld_reason(store: Store, match: dict[str, Any]) -> str | None:
     """Why ``match``'s replay may not be shown yet (None: it may)."""
     tournament = match.get("tournament_id")
-    if not tournament or match["seed"] not in deals_in_play(store, tournament):
+    if not tournament or not withheld_matches(store, tournament, [match]):
         return None
     return (
         f"the deal of match {match['id']} is still being played at other tables of "
