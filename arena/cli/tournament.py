@@ -3,7 +3,6 @@ tournaments, with a progress display and an end that says what went wrong."""
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from collections import Counter
 from pathlib import Path
@@ -42,6 +41,7 @@ from arena.cli.common import (
 from arena.cli.leaderboard import show_rows
 from arena.distributed import ClusterError, check_placement
 from arena.leaderboard import tournament_leaderboard
+from arena.lifecycle import run_stoppable
 from arena.sandbox import Sandbox
 from arena.settings import DEFAULTS, SprtSettings, TournamentSettings, load_file
 from arena.sprt import SprtStatus, sprt_status
@@ -96,7 +96,7 @@ def run_with_progress(
             progress.update(task, completed=p.done, last=last)
 
         try:
-            summary = asyncio.run(
+            summary = run_stoppable(
                 runner.run_tournament(
                     store, tournament_id, on_progress, sandbox=box, cluster=cluster
                 )
@@ -245,6 +245,21 @@ StrikesOpt = Annotated[
     typer.Option(help="Strikes before a forfeit under 'default'" + _default("max_strikes")),
 ]
 SandboxOpt = Annotated[str | None, typer.Option(help=SANDBOX_HELP + _default("sandbox"))]
+BotCpuOpt = Annotated[
+    float | None,
+    typer.Option(help="CPU seconds per bot per match" + _default("bot_cpu_seconds")),
+]
+BotMemoryOpt = Annotated[
+    float | None,
+    typer.Option(help="Memory per bot, all its processes" + _default("bot_memory_mb")),
+]
+BotOutputOpt = Annotated[
+    int | None, typer.Option(help="Stderr kept per bot per match" + _default("bot_output_kb"))
+]
+BotProcessesOpt = Annotated[
+    int | None,
+    typer.Option(help="Processes and threads per bot, all of them" + _default("bot_max_processes")),
+]
 
 
 @app.command("run", context_settings=EXTRA_ARGS)
@@ -274,23 +289,10 @@ def tournament_run(
     time_bank: BankOpt = None,
     fault_policy: PolicyOpt = None,
     max_strikes: StrikesOpt = None,
-    bot_cpu_seconds: Annotated[
-        float | None,
-        typer.Option(help="CPU seconds per bot per match" + _default("bot_cpu_seconds")),
-    ] = None,
-    bot_memory_mb: Annotated[
-        float | None,
-        typer.Option(help="Memory per bot, all its processes" + _default("bot_memory_mb")),
-    ] = None,
-    bot_output_kb: Annotated[
-        int | None, typer.Option(help="Stderr kept per bot per match" + _default("bot_output_kb"))
-    ] = None,
-    bot_max_processes: Annotated[
-        int | None,
-        typer.Option(
-            help="Processes and threads per bot, all of them" + _default("bot_max_processes")
-        ),
-    ] = None,
+    bot_cpu_seconds: BotCpuOpt = None,
+    bot_memory_mb: BotMemoryOpt = None,
+    bot_output_kb: BotOutputOpt = None,
+    bot_max_processes: BotProcessesOpt = None,
     sandbox: SandboxOpt = None,
     workers: WorkersOption = None,
     cluster: ClusterOption = None,
@@ -380,6 +382,10 @@ def tournament_sprt(
     time_bank: BankOpt = None,
     fault_policy: PolicyOpt = None,
     max_strikes: StrikesOpt = None,
+    bot_cpu_seconds: BotCpuOpt = None,
+    bot_memory_mb: BotMemoryOpt = None,
+    bot_output_kb: BotOutputOpt = None,
+    bot_max_processes: BotProcessesOpt = None,
     sandbox: SandboxOpt = None,
     workers: WorkersOption = None,
     cluster: ClusterOption = None,
@@ -407,6 +413,10 @@ def tournament_sprt(
                 "time_bank_seconds": time_bank,
                 "fault_policy": fault_policy,
                 "max_strikes": max_strikes,
+                "bot_cpu_seconds": bot_cpu_seconds,
+                "bot_memory_mb": bot_memory_mb,
+                "bot_output_kb": bot_output_kb,
+                "bot_max_processes": bot_max_processes,
                 "sandbox": sandbox,
             },
             {"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta, "max_matches": max_matches},

@@ -51,9 +51,18 @@ def test_strong_bot_against_a_weak_one_accepts_h1_early(tmp_path: Path) -> None:
         "200",
         "--rules",
         "max_hands=1",
+        "--bot-memory-mb",
+        "400",
+        "--bot-max-processes",
+        "48",
     )
     result = out["sprt"]
     assert result["verdict"] == "H1" and result["llr"] >= result["upper_bound"]
+    # the bot limits given on the command line are the tournament's, stored with it
+    with sqlite3.connect(db) as conn:
+        (stored,) = conn.execute("select settings from tournaments").fetchone()
+    assert json.loads(stored)["bot_memory_mb"] == 400
+    assert json.loads(stored)["bot_max_processes"] == 48
     # every pair won: the Elo estimate is infinite (null in JSON), its lower bound is not
     assert result["pairs"] <= 20 and result["los"] > 0.99
     assert result["elo"] is None or result["elo"] > 50
