@@ -24,8 +24,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.lifecycle import owner_is_dead, owner_tag
+
 _ROOT = Path("/sys/fs/cgroup")
 _V1_CONTROLLERS = ("memory", "pids", "cpuacct")
+_PREFIX = "card-arena-"  # and the owner_tag of the arena process that made it
 
 
 @dataclass(frozen=True)
@@ -47,9 +50,30 @@ def _own_path(controller: str | None) -> str:
     raise OSError(f"no {controller or 'v2'} cgroup for this process")
 
 
-def _try_parent(base: Path) -> Path | None:
-    """A fresh directory for this arena process under ``base``, or None if not allowed."""
-    parent = base / f"card-arena-{os.getpid()}"
+def _remove_dead_arenas(base: Path, controller: str) -> None:
+    """Remove the cgroups an arena that died without cleaning up left under ``base``,
+    killing any process still in them (under ``--sandbox none`` a bot's processes can
+    outlive an arena killed outright; this is where the next arena ends them)."""
+    for parent in base.glob(f"{_PREFIX}*"):
+        if owner_is_dead(parent.name.removeprefix(_PREFIX)):
+            _remove_tree(parent, controller)
+
+
+def _remove_tree(parent: Path, controller: str) -> None:
+    """Kill every process in ``parent``'s bot cgroups and delete them and it."""
+    with contextlib.suppress(OSError):
+        for child in [p for p in parent.iterdir() if p.is_dir()]:
+            BotCgroup(2 if controller == "unified" else 1, {controller: child}).remove()
+    with contextlib.suppress(OSError):
+        parent.rmdir()
+
+
+def _try_parent(base: Path, controller: str) -> Path | None:
+    """A fresh directory for this arena process under ``base`` (the hierarchy of
+    ``controller``, "unified" for v2), or None if not allowed."""
+    with contextlib.suppress(OSError):
+        _remove_dead_arenas(base, controller)
+    parent = base / f"{_PREFIX}{owner_tag()}"
     try:
         parent.mkdir(exist_ok=True)
         probe = parent / "probe"
@@ -80,9 +104,10 @@ class CgroupRoot:
         return group
 
     def remove(self) -> None:
-        for parent in self.parents.values():
-            with contextlib.suppress(OSError):
-                parent.rmdir()
+        """Delete this arena's cgroups, and any bot's left in them (a clean-up that a
+        cancellation cut short leaves none behind at exit)."""
+        for controller, parent in self.parents.items():
+            _remove_tree(parent, controller)
 
 
 @functools.cache
@@ -99,7 +124,7 @@ def available() -> CgroupRoot | None:
             base = unified / _own_path(None).lstrip("/")
             enabled = (base / "cgroup.subtree_control").read_text().split()
             if {"memory", "pids"} <= set(enabled):
-                parent = _try_parent(base)
+                parent = _try_parent(base, "unified")
                 if parent is not None:
                     with contextlib.suppress(OSError):
                         (parent / "cgroup.subtree_control").write_text("+memory +pids +cpu")
@@ -112,7 +137,7 @@ def available() -> CgroupRoot | None:
             base = _ROOT / controller / _own_path(controller).lstrip("/")
         except OSError:
             break
-        parent = _try_parent(base) if base.is_dir() else None
+        parent = _try_parent(base, controller) if base.is_dir() else None
         if parent is None:
             break
         parents[controller] = parent
@@ -220,7 +245,7 @@ class BotCgroup:
                 try:
                     d.rmdir()
                     break
-                except FileNotFoundError:
+                except (FileNotFoundError, PermissionError):
                     break
                 except OSError:
                     time.sleep(0.02)  # zombies not yet reaped by their parent

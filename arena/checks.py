@@ -4,16 +4,15 @@ plain words."""
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 import sys
-import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena.artifacts import Artifact, unpack
 from arena.bots import BotLaunchError, BotLimits, BotPool
+from arena.lifecycle import REFEREE_SOCKET, run_stoppable, tagged_temp_dir
 from arena.sandbox import Sandbox, SandboxError, resolve
 from arena.settings import DEFAULTS
 from arena.store import Entrant
@@ -104,8 +103,8 @@ async def check_bot(
     chosen = games or [g for g in game_names() if entrant.plays(g)]
     reports = []
     core = RefereeCore()
-    with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
-        address = f"unix:{tmp}/referee.sock"
+    with tagged_temp_dir("arena-check", REFEREE_SOCKET) as tmp:
+        address = f"unix:{tmp}/{REFEREE_SOCKET}"
         server = await start_server(core, [address], admin_token=secrets.token_urlsafe(24))
         pool = BotPool(
             core,
@@ -164,7 +163,7 @@ def run_checks(
     sandbox: Sandbox | None = None,
     hidden: tuple[str, ...] = (),
 ) -> list[CheckReport]:
-    return asyncio.run(check_bot(entrant, games, move_seconds, sandbox=sandbox, hidden=hidden))
+    return run_stoppable(check_bot(entrant, games, move_seconds, sandbox=sandbox, hidden=hidden))
 
 
 def check_artifact(
@@ -176,7 +175,7 @@ def check_artifact(
     """``bots check`` on a submission before it is stored: its files unpacked in a
     temporary folder, one short match per game its manifest declares, in ``sandbox``
     (default: bwrap; SandboxError when it does not work here)."""
-    with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
+    with tagged_temp_dir("arena-check") as tmp:
         where = unpack(artifact.archive(), artifact.sha256, Path(tmp))
         manifest = artifact.manifest
         entrant = Entrant(name, manifest.games, manifest.command, str(where), "")

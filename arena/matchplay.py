@@ -14,12 +14,12 @@ import functools
 import os
 import secrets
 import socket
-import tempfile
 import time
 from dataclasses import dataclass, replace
 from typing import Any
 
 from arena.bots import BotLaunchError, BotLimits, BotPool, LateOutput
+from arena.lifecycle import REFEREE_SOCKET, tagged_temp_dir
 from arena.sandbox import Sandbox, resolve
 from arena.schedule import MatchPlan, bot_seed
 from arena.store import Entrant
@@ -88,8 +88,8 @@ class MatchHost:
     ) -> None:
         self.settings = settings
         self.core = core or RefereeCore()
-        self._tmp = tempfile.TemporaryDirectory(prefix="arena-")
-        self.address = f"unix:{self._tmp.name}/referee.sock"
+        self._tmp = tagged_temp_dir("arena", REFEREE_SOCKET)
+        self.address = f"unix:{self._tmp.name}/{REFEREE_SOCKET}"
         self._server: Any = None
         secret = settings.secret
         self.pool = BotPool(

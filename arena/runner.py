@@ -28,7 +28,7 @@ from arena.store import Store, StoreError, TournamentRecord, database_files
 from referee.game import get_game, parse_rules
 from referee.match import MatchResult
 from referee.rules import rules_to_dict
-from referee.service import RefereeCore
+from referee.service import RefereeCore, RefereeError
 
 
 class TournamentError(ValueError):
@@ -240,7 +240,6 @@ async def _play_in_process(
     save: SaveMatch,
     errors: list[str],
 ) -> None:
-    await host.start()
     semaphore = asyncio.Semaphore(concurrency)
     enough = asyncio.Event()  # an SPRT reached its verdict: start no more matches
 
@@ -256,8 +255,13 @@ async def _play_in_process(
             if save(played):
                 enough.set()
 
-    tasks = [asyncio.get_running_loop().create_task(play(job)) for job in jobs]
+    tasks: list[asyncio.Task[None]] = []
     try:
+        try:
+            await host.start()
+        except RefereeError as exc:  # e.g. its socket cannot be made
+            raise TournamentError(f"cannot start the referee: {exc}") from exc
+        tasks = [asyncio.get_running_loop().create_task(play(job)) for job in jobs]
         await asyncio.gather(*tasks)
     except BaseException:
         for task in tasks:

@@ -34,6 +34,15 @@ BWRAP_PROBLEM = _bwrap_problem()
 needs_bwrap = pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=BWRAP_PROBLEM or "")
 
 
+# Where the limits are enforced: the default sandbox (bwrap where it works), none, and none
+# with the limits read from /proc as on a machine where no cgroup can be made.
+LIMIT_SETTINGS = [
+    pytest.param("auto", {}, id="auto"),
+    pytest.param("none", {}, id="none"),
+    pytest.param("none", {"ARENA_CGROUPS": "off"}, id="none-without-cgroups"),
+]
+
+
 def run_arena(
     db: Path, *args: str, env: dict[str, str] | None = None, check: bool = True
 ) -> subprocess.CompletedProcess[str]:

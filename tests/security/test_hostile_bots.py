@@ -23,6 +23,7 @@ import pytest
 from referee.game import get_game, parse_rules
 from tests.security.conftest import (
     BOTS,
+    LIMIT_SETTINGS,
     add_escaper,
     add_random,
     needs_bwrap,
@@ -127,13 +128,6 @@ def test_seed_oracle_rebuilds_no_deal(spy_run: dict[str, Any]) -> None:
 # Each way the limits are kept: bwrap with cgroups where the machine has them, and no
 # sandbox with cgroups switched off (ARENA_CGROUPS=off), where only /proc tells the arena
 # what a bot started: the weakest setting the arena supports.
-LIMIT_SETTINGS = [
-    pytest.param("auto", {}, id="auto"),
-    pytest.param("none", {}, id="none"),
-    pytest.param("none", {"ARENA_CGROUPS": "off"}, id="none-without-cgroups"),
-]
-
-
 @pytest.mark.parametrize(("sandbox", "env"), LIMIT_SETTINGS)
 def test_setsid_memory_hog_is_stopped_and_nothing_survives(
     tmp_path: Path, sandbox: str, env: dict[str, str]

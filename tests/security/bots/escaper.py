@@ -9,6 +9,8 @@ holds the bot's stderr open and sleeps, then exits: the referee must see a crash
 for ever, in its matches and between them, and plays on.
 ``python escaper.py shout MARKER``: on its first turn starts a thread that writes to
 stderr as fast as it can, for ever, and plays on.
+``python escaper.py linger MARKER``: on its first turn starts a setsid() helper that sleeps,
+then plays on, slowly: for stopping the arena under it.
 ``python escaper.py fill MARKER``: on its first turn writes its scratch directory ($TMPDIR,
 a RAM-backed tmpfs under bwrap) full, up to 1 GiB, reports on stderr how much it wrote
 and why it stopped, then plays on.
@@ -79,6 +81,10 @@ def choose(observation: Any, legal: list[str]) -> str:
             import os
 
             os._exit(4)
+    if mode == "linger":
+        import time
+
+        time.sleep(0.02)  # slow enough that the test stops the arena mid-match
     return random.choice(legal)
 
 
