@@ -17,6 +17,7 @@ import os
 import shutil
 import signal
 import tempfile
+import threading
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,7 +27,10 @@ T = TypeVar("T")
 
 def run_stoppable(work: Coroutine[Any, Any, T]) -> T:
     """``asyncio.run(work)``, where SIGTERM cancels ``work`` and raises KeyboardInterrupt,
-    as Ctrl-C does, so its clean-up runs. A second SIGTERM kills at once."""
+    as Ctrl-C does, so its clean-up runs. A second SIGTERM kills at once. Off the main
+    thread (a server's request handler) signals are not this code's: plain asyncio.run."""
+    if threading.current_thread() is not threading.main_thread():
+        return asyncio.run(work)
     stopped = False
 
     async def main() -> T:

@@ -37,17 +37,21 @@ def served() -> Iterator[str]:
 
 
 def arena(
-    db: Path, *args: str, check: bool = True, timeout: float = 600
+    db: Path,
+    *args: str,
+    check: bool = True,
+    timeout: float = 600,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """Run the `arena` CLI as a process on database ``db``; with ``check``, a non-zero exit
-    fails the test with the command's stderr."""
+    """Run the `arena` CLI as a process on database ``db`` (``env`` added to this one's
+    environment); with ``check``, a non-zero exit fails the test with the stderr."""
     done = subprocess.run(
         [sys.executable, "-m", "arena.cli", *args],
         capture_output=True,
         text=True,
         cwd=ROOT,
         timeout=timeout,
-        env={**os.environ, "ARENA_DB": str(db)},
+        env={**os.environ, "ARENA_DB": str(db), **(env or {})},
     )
     if check:
         assert done.returncode == 0, (
@@ -56,24 +60,20 @@ def arena(
     return done
 
 
+def add_sample_bot(db: Path, name: str, module: str = "random_bot", game: str = "*") -> None:
+    """Register sample_bots/``module`` as bot ``name`` for ``game``."""
+    arena(
+        db, "bots", "add", name, "--game", game, "--", sys.executable, "-m", f"sample_bots.{module}"
+    )
+
+
 def sample_tournament(
     db: Path, game: str, entrants: list[tuple[str, str]], seats: int, rules: list[str]
 ) -> dict[str, Any]:
     """Register sample bots (name, module in sample_bots/) and play one round of ``game``
     through the CLI; returns its --json output."""
     for name, module in entrants:
-        arena(
-            db,
-            "bots",
-            "add",
-            name,
-            "--game",
-            game,
-            "--",
-            sys.executable,
-            "-m",
-            f"sample_bots.{module}",
-        )
+        add_sample_bot(db, name, module, game)
     out = arena(
         db,
         "tournament",

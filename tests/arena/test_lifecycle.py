@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ from arena.lifecycle import (
     run_stoppable,
     tagged_temp_dir,
 )
-from tests.conftest import ROOT, arena
+from tests.conftest import add_sample_bot, arena
 
 
 def dead_pid() -> int:
@@ -62,6 +63,19 @@ def test_work_that_ends_returns_its_value_and_leaves_sigterm_as_it_was() -> None
         assert signal.getsignal(signal.SIGTERM) is mine
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def test_off_the_main_thread_it_runs_the_work_and_leaves_signals_alone() -> None:
+    async def work() -> int:
+        await asyncio.sleep(0)
+        return 7
+
+    results: list[int] = []
+    thread = threading.Thread(target=lambda: results.append(run_stoppable(work())))
+    thread.start()
+    thread.join(30)
+    assert results == [7]
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
 
 
 def test_a_cancellation_not_from_sigterm_is_not_turned_into_an_interrupt() -> None:
@@ -119,29 +133,8 @@ def test_a_tournament_plays_with_a_tmpdir_too_long_for_a_socket(tmp_path: Path) 
     long = tmp_path / ("x" * 100)
     long.mkdir()
     db = tmp_path / "arena.db"
-    for name in ("a", "b"):
-        arena(
-            db,
-            "bots",
-            "add",
-            name,
-            "--game",
-            "*",
-            "--",
-            sys.executable,
-            "-m",
-            "sample_bots.random_bot",
-        )
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "arena.cli", "tournament", "run", "--game", "gin_rummy"),
-            *("--bots", "a,b", "--rules", "max_hands=1", "--json"),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=300,
-        env={**os.environ, "ARENA_DB": str(db), "TMPDIR": str(long)},
-    )
-    assert done.returncode == 0, done.stderr
+    add_sample_bot(db, "a")
+    add_sample_bot(db, "b")
+    args = ["--game", "gin_rummy", "--bots", "a,b", "--rules", "max_hands=1", "--json"]
+    done = arena(db, "tournament", "run", *args, env={"TMPDIR": str(long)})
     assert json.loads(done.stdout)["played"] == 2
