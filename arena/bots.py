@@ -19,11 +19,12 @@ import asyncio
 import contextlib
 import itertools
 import os
+import resource
 import shutil
 import signal
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from arena import cgroups
@@ -39,6 +40,12 @@ MONITOR_SECONDS = 0.25
 # matches in play, where no per-match limit counts it.
 IDLE_CPU_SECONDS = 1.0
 EXIT_POLL_SECONDS = 0.05
+# Open files per bot process (set before the bot's first instruction, hard and soft, so it
+# cannot raise it) and in all of a bot's processes together (checked every poll). Each
+# connection a bot opens to the referee costs the arena a file descriptor too: without
+# these, one bot holding thousands of connections left the arena none to start bots with.
+OPEN_FILES_PER_PROCESS = 512
+OPEN_FILES = 1024
 _TAIL_BYTES = 2048
 _READ_BYTES = 64 * 1024
 _DRAIN_PAUSE_SECONDS = 0.1  # after a read past the stderr limit: at most 640 KiB/s
@@ -87,6 +94,7 @@ class TreeUsage:
     memory_mb: float
     tasks: int  # processes and threads
     processes: frozenset[tuple[int, int]] = frozenset()  # (pid, start time) counted
+    open_files: int = 0  # file descriptors, over every process
 
 
 # (match id, seat) a bot last played: where what it writes after MatchOver belongs.
@@ -203,8 +211,39 @@ def tree_usage(roots: Sequence[int]) -> dict[int, TreeUsage]:
             sum(r[3] for r in rows.values()),
             sum(r[4] for r in rows.values()),
             frozenset((p, r[5]) for p, r in rows.items()),
+            open_files(rows),
         )
     return usage
+
+
+def open_files(pids: Iterable[int]) -> int:
+    """File descriptors open in ``pids`` (processes: their threads share them)."""
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):  # gone meanwhile
+            total += len(os.listdir(f"/proc/{pid}/fd"))
+    return total
+
+
+def raise_own_open_files_limit() -> None:
+    """Let the arena use every file descriptor its hard limit allows (processes often
+    start at a soft 1024): bots' pipes and connections and the database share them."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = min(1 << 20, hard if hard != resource.RLIM_INFINITY else 1 << 20)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
+def with_open_files_limit(command: list[str]) -> list[str]:
+    """``command`` behind a shell that sets its open-files limit (soft and hard) first."""
+    # A hard limit already at or under the limit cannot be raised, and need not be.
+    script = (
+        f"ulimit -n {OPEN_FILES_PER_PROCESS} 2>/dev/null "
+        f'|| [ "$(ulimit -Hn)" -le {OPEN_FILES_PER_PROCESS} ] '
+        '|| exit 125; exec "$@"'
+    )
+    return ["/bin/sh", "-c", script, "arena-bot", *command]
 
 
 @dataclass
@@ -224,6 +263,9 @@ class BotPool:
     closing: bool = False
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
     _monitor: asyncio.Task[None] | None = None
+
+    def __post_init__(self) -> None:
+        raise_own_open_files_limit()
 
     async def acquire(self, entrant: Entrant) -> BotProcess:
         """A free live process of this entrant (launching one if needed), marked busy,
@@ -291,8 +333,10 @@ class BotPool:
                 f"cannot start bot {entrant.name!r} ({shown}): no program {program!r}"
                 + ("" if "/" in program else f" on its PATH ({env['PATH']})")
             )
-        command = self.sandbox.wrap(
-            entrant.command, cwd, self.visible, self.hidden, scratch_mb=self.limits.memory_mb
+        command = with_open_files_limit(
+            self.sandbox.wrap(
+                entrant.command, cwd, self.visible, self.hidden, scratch_mb=self.limits.memory_mb
+            )
         )
         root = cgroups.available() if self.use_cgroups else None
         group = None
@@ -371,7 +415,9 @@ class BotPool:
         )
         for pid, group in in_groups.items():
             u = group.usage()
-            usage[pid] = TreeUsage(u.cpu_seconds, u.memory_mb, 0)
+            usage[pid] = TreeUsage(
+                u.cpu_seconds, u.memory_mb, 0, open_files=open_files(group.pids())
+            )
         return usage
 
     def _over_limit(self, bot: BotProcess, usage: TreeUsage) -> str | None:
@@ -390,6 +436,11 @@ class BotPool:
         if limits.max_processes is not None and usage.tasks > limits.max_processes:
             return (
                 f"ran {usage.tasks} processes and threads, over its limit of {limits.max_processes}"
+            )
+        if usage.open_files > OPEN_FILES:
+            return (
+                f"held {usage.open_files} open files and connections, over the "
+                f"{OPEN_FILES} a bot may hold in all its processes"
             )
         spent = usage.cpu_seconds - bot.cpu_baseline
         if bot.busy and limits.cpu_seconds is not None and spent > limits.cpu_seconds:

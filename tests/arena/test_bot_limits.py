@@ -4,11 +4,14 @@ stop a bot and record a fault while the tournament goes on; stderr is kept per m
 from __future__ import annotations
 
 import json
+import resource
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from arena.bots import OPEN_FILES_PER_PROCESS, with_open_files_limit
 from referee.replay import parse_replay
 from tests.conftest import arena
 
@@ -118,3 +121,25 @@ def test_stderr_is_kept_per_match_within_the_output_limit(tmp_path: Path) -> Non
         assert "thinking about turn" in arena(db, "replay", "show", match["id"], "--no-step").stdout
     # one process played every match in turn; each match kept the lines written during it
     assert first_turns[0] == 1 and first_turns == sorted(first_turns) and len(set(first_turns)) == 4
+
+
+def _limits_seen(hard: int | None) -> str:
+    """The open-files limits (soft hard) a bot launched under a parent whose hard limit is
+    ``hard`` (None: as this process's) sees."""
+    show = ["/bin/sh", "-c", 'echo "$(ulimit -Sn) $(ulimit -Hn)"']
+
+    def lower() -> None:
+        if hard is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+    done = subprocess.run(
+        with_open_files_limit(show), capture_output=True, text=True, preexec_fn=lower, timeout=30
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_a_bot_process_gets_its_open_files_limit_and_cannot_raise_it() -> None:
+    assert _limits_seen(None) == f"{OPEN_FILES_PER_PROCESS} {OPEN_FILES_PER_PROCESS}"
+    # under a hard limit already lower, the bot still starts, with that lower limit
+    assert _limits_seen(256) == "256 256"

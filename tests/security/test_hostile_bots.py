@@ -7,12 +7,13 @@ file outside its directory, connect to a loopback TCP port and rebuild its deal 
 every seed it can think of. The escapers
 (bots/escaper.py) leave setsid() helpers behind: one hogs memory and CPU, one holds the
 bot's stderr while the bot exits; others write their RAM-backed /tmp full, compute
-between their matches, or flood stderr.
+between their matches, flood stderr, or hold thousands of connections to the referee.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import socket
 import time
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from arena.bots import OPEN_FILES, OPEN_FILES_PER_PROCESS
 from referee.game import get_game, parse_rules
 from tests.security.conftest import (
     BOTS,
@@ -168,6 +170,32 @@ def test_bot_that_exits_leaving_a_child_on_its_stderr_crashes_at_once(
         faults = [line for line in replay.lines if line["type"] == "fault"]
         assert [(f["seat"], f["kind"]) for f in faults] == [(seat, "crash")], faults
         assert "exited with code 4" in faults[0]["reason"]
+    assert survivors(marker) == []
+
+
+@pytest.mark.parametrize(("sandbox", "env"), LIMIT_SETTINGS)
+def test_bot_holding_connections_to_the_referee_is_stopped_and_the_others_play_on(
+    tmp_path: Path, sandbox: str, env: dict[str, str]
+) -> None:
+    """Each connection costs the arena a file descriptor: a bot that held thousands left
+    it none to start other bots with (the tournament stopped incomplete)."""
+    db = tmp_path / "arena.db"
+    marker = add_escaper(db, "hoarder", "sockets")
+    add_random(db, "r1", "r2")
+    summary = tournament(db, "hoarder,r1,r2", "--concurrency", "2", "--sandbox", sandbox, env=env)
+    assert summary["status"] == "finished" and summary["played"] == 6, summary
+    assert not summary["errors"]
+    for match, replay in replays(db):
+        faults = [line for line in replay.lines if line["type"] == "fault"]
+        if "hoarder" not in match["entrants"]:
+            assert faults == []
+            continue
+        seat = list(match["entrants"]).index("hoarder")
+        assert [(f["seat"], f["kind"]) for f in faults] == [(seat, "limit")], faults
+        assert f"over the {OPEN_FILES} a bot may hold" in faults[0]["reason"]
+        held = re.search(r"HELD (\d+), stopped by (.*)", stderr_of(replay, seat))
+        assert held is not None  # one process gets no more than its own limit
+        assert int(held[1]) < OPEN_FILES_PER_PROCESS and "Too many open files" in held[2]
     assert survivors(marker) == []
 
 
