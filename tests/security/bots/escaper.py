@@ -11,9 +11,10 @@ for ever, in its matches and between them, and plays on.
 stderr as fast as it can, for ever, and plays on.
 ``python escaper.py linger MARKER``: on its first turn starts a setsid() helper that sleeps,
 then plays on, slowly: for stopping the arena under it.
-``python escaper.py sockets MARKER``: on its first turn opens connections to the referee's
-socket until refused and holds them, after starting three helpers that do the same,
-reports how many on stderr, waits (the match stays on its turn) and plays on.
+``python escaper.py sockets MARKER``: on its first turn starts three helpers, opens
+connections to the referee's socket until refused and holds them, reports how many on
+stderr, lets the helpers do the same (bots/connect.py), waits (the match stays on its
+turn) and plays on.
 ``python escaper.py fill MARKER``: on its first turn writes its scratch directory ($TMPDIR,
 a RAM-backed tmpfs under bwrap) full, up to 1 GiB, reports on stderr how much it wrote
 and why it stopped, then plays on.
@@ -67,12 +68,14 @@ def choose(observation: Any, legal: list[str]) -> str:
             threading.Thread(target=shout, daemon=True).start()
             return random.choice(legal)
         if mode == "sockets":
-            from connect import hold_connections  # beside this file
+            from connect import go_file, hold_connections  # beside this file
 
-            for _ in range(3):
+            for _ in range(3):  # started first: with its files all open, no Popen works
                 subprocess.Popen([sys.executable, "connect.py", marker])
             sys.stderr.write(hold_connections() + "\n")
             sys.stderr.flush()
+            with open(go_file(marker), "w"):  # the arena may stop it from here on
+                pass
             import time
 
             time.sleep(20)  # the match waits: the arena must stop the bot meanwhile
