@@ -58,12 +58,14 @@ def schedule(settings: TournamentSettings, seats: int, secret: bytes) -> list[Ma
     """Every match a tournament with these settings may play, in rating order (an SPRT
     stops early: its schedule is the cap). Deals derive from the tournament's ``secret``."""
     if settings.format == "gauntlet":
-        return gauntlet(settings.challengers, settings.bots, seats, settings.rounds, secret)
+        return gauntlet(
+            settings.challengers, settings.bots, seats, settings.rounds, secret, settings.teams
+        )
     if settings.format == "sprt":
         assert settings.sprt is not None  # TournamentSettings checks it
         new, base = settings.bots
         return sprt_pairs(new, base, settings.field, seats, settings.sprt.max_matches, secret)
-    return round_robin(list(settings.bots), seats, settings.rounds, secret)
+    return round_robin(list(settings.bots), seats, settings.rounds, secret, settings.teams)
 
 
 def create_tournament(store: Store, settings: TournamentSettings) -> TournamentRecord:
@@ -90,6 +92,7 @@ def create_tournament(store: Store, settings: TournamentSettings) -> TournamentR
         bots=resolved(settings.bots),
         challengers=resolved(settings.challengers),
         field=resolved(settings.field),
+        teams=_teams(store, settings),
     )
     for entrant in [store.entrant(name) for name in settings.entrants()]:
         if entrant.removed:
@@ -104,6 +107,23 @@ def create_tournament(store: Store, settings: TournamentSettings) -> TournamentR
     return store.create_tournament(
         settings, rules_to_dict(parsed), rules_key(game, parsed), len(plans), secret
     )
+
+
+def _teams(store: Store, settings: TournamentSettings) -> dict[str, str]:
+    """The tournament's teams by resolved bot name: those given, and with
+    ``separate_submitters`` every other submitted bot in its submitter's team."""
+    entrants = {name: store.entrant(name) for name in settings.entrants()}
+    teams = {}
+    for name, team in settings.teams.items():
+        bot = store.entrant(name)
+        if bot.name not in {e.name for e in entrants.values()}:
+            raise TournamentError(f"teams name {name!r}, which is not in this tournament")
+        teams[bot.name] = team
+    if settings.separate_submitters:
+        for entrant in entrants.values():
+            if entrant.submitter and entrant.name not in teams:
+                teams[entrant.name] = f"submitter {entrant.submitter}"
+    return teams
 
 
 @dataclass(frozen=True)

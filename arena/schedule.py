@@ -6,7 +6,8 @@ seat rotation, repeated for each round. Every match of one round plays the same
 seed (duplicate deals, as in duplicate bridge): each entrant plays every seat of
 the same deal against every opponent, so the luck of the deal cancels, and in a
 one-seat game (solitaire) every entrant plays the same deals. With fewer entrants
-than seats the entrants are repeated around the table.
+than seats the entrants are repeated around the table. Bots of one team (one author's, a
+tournament's ``teams``) never share a table, so they cannot play for each other.
 
 Deals are secret: every seed derives from the tournament's secret (at least 128 random
 bits, stored with the tournament, never given to a bot) through HMAC-SHA256, so knowing
@@ -20,11 +21,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import itertools
-import math
 import random
 import secrets
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 MAX_COMBINATIONS = 60
@@ -69,12 +69,23 @@ def bot_seed(secret: bytes, name: str) -> str:
     return str(int.from_bytes(_keyed(secret, f"bot/{name}")[:8], "big") >> 1)
 
 
+# Bot -> its team: bots of one team never share a table (collusion). A bot not named is a
+# team of its own.
+Teams = Mapping[str, str]
+
+
+def _apart(table: Sequence[str], teams: Teams) -> bool:
+    """Whether no two different bots at ``table`` are of one team."""
+    named = {teams[n] for n in set(table) if n in teams}
+    return len(named) == len({n for n in table if n in teams})
+
+
 def _balanced_subset(
-    entrants: Sequence[str], seats: int, limit: int, secret: bytes
+    combos: list[tuple[str, ...]], entrants: Sequence[str], limit: int, secret: bytes
 ) -> list[tuple[str, ...]]:
-    """``limit`` combinations chosen greedily so every entrant appears about equally often."""
+    """``limit`` of ``combos`` chosen greedily so every entrant appears about equally often."""
     rng = random.Random(_keyed(secret, "subset"))
-    combos = list(itertools.combinations(entrants, seats))
+    combos = list(combos)
     rng.shuffle(combos)
     uses: Counter[str] = Counter()
     pairs: Counter[frozenset[str]] = Counter()
@@ -99,8 +110,11 @@ def lineups(
     seats: int,
     secret: bytes,
     max_combinations: int = MAX_COMBINATIONS,
+    teams: Teams | None = None,
 ) -> list[tuple[str, ...]]:
-    """The table compositions of one round, before rotation."""
+    """The table compositions of one round, before rotation; with ``teams``, only tables
+    where no two bots are of one team."""
+    teams = teams or {}
     if len(entrants) < 1:
         raise ScheduleError("a tournament needs at least one bot")
     if len(set(entrants)) != len(entrants):
@@ -112,18 +126,28 @@ def lineups(
             f"{entrants[0]} would only play itself; a {seats}-seat game needs two bots or more"
         )
     if len(entrants) < seats:
+        if teams:
+            raise ScheduleError(
+                f"with teams a table of {seats} seats needs {seats} bots of different "
+                f"teams; there are {len(entrants)} bots"
+            )
         return [tuple(entrants[i % len(entrants)] for i in range(seats))]
-    if math.comb(len(entrants), seats) <= max_combinations:
-        return list(itertools.combinations(entrants, seats))
-    return _balanced_subset(entrants, seats, max_combinations, secret)
+    combos = [c for c in itertools.combinations(entrants, seats) if _apart(c, teams)]
+    if not combos:
+        raise ScheduleError(f"no table of {seats} seats has bots of {seats} different teams")
+    if len(combos) <= max_combinations:
+        return combos
+    return _balanced_subset(combos, entrants, max_combinations, secret)
 
 
-def round_robin(entrants: Sequence[str], seats: int, rounds: int, secret: bytes) -> list[MatchPlan]:
+def round_robin(
+    entrants: Sequence[str], seats: int, rounds: int, secret: bytes, teams: Teams | None = None
+) -> list[MatchPlan]:
     """The whole schedule, in the order matches are started and rated."""
     if rounds < 1:
         raise ScheduleError("rounds must be at least 1")
     plans: list[MatchPlan] = []
-    tables = lineups(entrants, seats, secret)
+    tables = lineups(entrants, seats, secret, teams=teams)
     for rnd in range(rounds):
         seed = deal_seed(secret, rnd)  # one deal per round, for every table and seat
         for table in tables:
@@ -138,10 +162,17 @@ def _with_rotations(table: tuple[str, ...], seats: int) -> list[tuple[str, ...]]
 
 
 def gauntlet(
-    challengers: Sequence[str], field: Sequence[str], seats: int, rounds: int, secret: bytes
+    challengers: Sequence[str],
+    field: Sequence[str],
+    seats: int,
+    rounds: int,
+    secret: bytes,
+    teams: Teams | None = None,
 ) -> list[MatchPlan]:
     """Each challenger plays every combination of the field (every seat rotation, one deal
-    per round); challengers do not meet each other and the field does not play itself."""
+    per round); challengers do not meet each other and the field does not play itself.
+    With ``teams``, no table holds two bots of one team."""
+    teams = teams or {}
     if rounds < 1:
         raise ScheduleError("rounds must be at least 1")
     if not challengers:
@@ -153,14 +184,20 @@ def gauntlet(
         raise ScheduleError(f"{', '.join(both)} cannot be both a challenger and in the field")
     if seats < 2:
         raise ScheduleError("a gauntlet needs a game of two seats or more")
-    opponents = lineups(field, seats - 1, secret) if len(field) > 1 or seats == 2 else None
+    opponents = (
+        lineups(field, seats - 1, secret, teams=teams) if len(field) > 1 or seats == 2 else None
+    )
     if opponents is None:
         opponents = [tuple(field) * (seats - 1)]
+    tables = {c: [o for o in opponents if _apart((c, *o), teams)] for c in challengers}
+    alone = [c for c, found in tables.items() if not found]
+    if alone:
+        raise ScheduleError(f"{', '.join(alone)} would meet only bots of its own team")
     plans: list[MatchPlan] = []
     for rnd in range(rounds):
         seed = deal_seed(secret, rnd)
         for challenger in challengers:
-            for others in opponents:
+            for others in tables[challenger]:
                 for lineup in _with_rotations((challenger, *others), seats):
                     plans.append(MatchPlan(len(plans), rnd, rnd, seed, lineup))
     return plans

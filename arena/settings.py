@@ -76,6 +76,10 @@ class TournamentSettings:
     bot_max_processes: int | None = _LIMITS.max_processes
     sandbox: str = "auto"
     sprt: SprtSettings | None = None
+    # Bot -> team: bots of one team never share a table. separate_submitters: every
+    # submitted bot in its submitter's team (resolved into ``teams`` when it is created).
+    teams: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    separate_submitters: bool = False
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -100,6 +104,10 @@ class TournamentSettings:
             raise SettingsError("an SPRT needs two bots, NEW,BASE, and its elo0/elo1 bounds")
         if self.format != "sprt" and self.field:
             raise SettingsError("a field (--field) is for an SPRT of more than two seats")
+        if self.format == "sprt" and (self.teams or self.separate_submitters):
+            raise SettingsError(
+                "teams are for round robins and gauntlets (an SPRT compares NEW and BASE)"
+            )
         try:
             self.match_config()
         except MatchConfigError as exc:
@@ -131,6 +139,7 @@ class TournamentSettings:
         data["challengers"] = list(self.challengers)
         data["field"] = list(self.field)
         data["rules"] = dict(self.rules)
+        data["teams"] = dict(self.teams)
         return data
 
     @classmethod
@@ -153,6 +162,10 @@ class TournamentSettings:
             if not isinstance(values["rules"], Mapping):
                 raise SettingsError("rules must be a table of option = value")
             values["rules"] = {str(k): _rule_text(v) for k, v in values["rules"].items()}
+        if "teams" in values:
+            if not isinstance(values["teams"], Mapping):
+                raise SettingsError('teams must be a table of bot = "team"')
+            values["teams"] = {str(k): str(v) for k, v in values["teams"].items()}
         if isinstance(values.get("sprt"), Mapping):
             sprt = values["sprt"]
             bad = sorted(set(sprt) - {f.name for f in fields(SprtSettings)})

@@ -294,6 +294,14 @@ def tournament_run(
     bot_output_kb: BotOutputOpt = None,
     bot_max_processes: BotProcessesOpt = None,
     sandbox: SandboxOpt = None,
+    separate_submitters: Annotated[
+        bool | None,
+        typer.Option(
+            "--separate-submitters",
+            help="Never seat two bots of one submitter at a table (they could play for "
+            'each other). A tournament file can name other teams: [teams] bot = "team".',
+        ),
+    ] = None,
     workers: WorkersOption = None,
     cluster: ClusterOption = None,
     matches_per_worker: MatchesPerWorkerOption = None,
@@ -340,6 +348,7 @@ def tournament_run(
                 "bot_output_kb": bot_output_kb,
                 "bot_max_processes": bot_max_processes,
                 "sandbox": sandbox,
+                "separate_submitters": separate_submitters,
             },
         )
     except USER_ERRORS as exc:

@@ -1,10 +1,14 @@
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arena.schedule import (
+    MAX_COMBINATIONS,
     ScheduleError,
     bot_seed,
     deal_seed,
@@ -121,3 +125,60 @@ def test_deals_derive_from_the_secret_only() -> None:
     deals = {p.seed for p in round_robin(names, 2, 4, secret)}
     assert {int(bot_seed(secret, n)) for n in names}.isdisjoint(deals)
     assert deal_seed(secret, 0) != deal_seed(tournament_secret(8), 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    team_of=st.lists(st.sampled_from([None, "t1", "t2", "t3"]), min_size=2, max_size=9),
+    seats=st.integers(2, 5),
+    seed=st.integers(0, 10**6),
+)
+def test_bots_of_one_team_never_share_a_table_and_every_other_table_is_played(
+    team_of: list[str | None], seats: int, seed: int
+) -> None:
+    bots = [f"b{i}" for i in range(len(team_of))]
+    teams = {b: t for b, t in zip(bots, team_of, strict=True) if t is not None}
+    sides = [teams.get(b, b) for b in bots]
+    possible = [
+        c for c in itertools.combinations(bots, seats) if len({teams.get(b, b) for b in c}) == seats
+    ]
+    secret = tournament_secret(seed)
+    if len(bots) < seats and not teams:
+        return  # bots repeat around the table (test above)
+    if len(set(sides)) < seats or len(bots) < seats:
+        with pytest.raises(ScheduleError, match="teams"):
+            round_robin(bots, seats, 1, secret, teams)
+        return
+    plans = round_robin(bots, seats, 1, secret, teams)
+    for plan in plans:
+        assert len({teams.get(b, b) for b in plan.lineup}) == seats, plan.lineup
+    tables = {frozenset(p.lineup) for p in plans}
+    if len(possible) <= MAX_COMBINATIONS:  # all of them; else a balanced subset of them
+        assert tables == {frozenset(c) for c in possible}
+    else:
+        assert len(tables) == MAX_COMBINATIONS and tables <= {frozenset(c) for c in possible}
+
+
+def test_without_teams_the_schedule_is_as_before() -> None:
+    """Stored tournaments recompute their schedule: no teams must change nothing (the
+    tables below are what the arena scheduled before teams existed)."""
+    secret = tournament_secret(3)
+    bots = [f"b{i}" for i in range(12)]  # C(12, 4) = 495: the balanced subset
+    assert round_robin(bots, 4, 2, secret) == round_robin(bots, 4, 2, secret, {})
+    assert lineups(bots, 4, secret)[:3] == [
+        ("b0", "b1", "b2", "b8"),
+        ("b0", "b1", "b3", "b4"),
+        ("b0", "b1", "b3", "b5"),
+    ]
+
+
+def test_a_gauntlet_challenger_never_meets_its_own_team() -> None:
+    s5 = tournament_secret(5)
+    teams = {"x": "acme", "a": "acme"}
+    plans = gauntlet(["x", "y"], ["a", "b", "c"], seats=2, rounds=1, secret=s5, teams=teams)
+    pairs = {frozenset(p.lineup) for p in plans}
+    assert pairs == {
+        frozenset(p) for p in [("x", "b"), ("x", "c"), ("y", "a"), ("y", "b"), ("y", "c")]
+    }
+    with pytest.raises(ScheduleError, match="x would meet only bots of its own team"):
+        gauntlet(["x"], ["a"], seats=2, rounds=1, secret=s5, teams=teams)

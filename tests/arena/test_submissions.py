@@ -4,6 +4,7 @@ removal that keeps history, refusals that store nothing, owners, and resume."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import re
@@ -78,6 +79,13 @@ def play(db: Path, bots: str) -> dict[str, Any]:
     )
     result: dict[str, Any] = json.loads(out.stdout)
     return result
+
+
+def matches(db: Path, tournament: int) -> list[dict[str, Any]]:
+    listed = json.loads(
+        arena(db, "matches", "list", "--tournament", str(tournament), "--json").stdout
+    )
+    return list(listed)
 
 
 def marks(db: Path, entrant: str) -> set[str]:
@@ -275,3 +283,50 @@ def test_a_relative_database_path_plays_submitted_bots(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     assert rows(db, "select count(*) from faults") == [(0,)]
     assert marks(db, "mybot@1") == {"rel"}
+
+
+def test_bots_of_one_submitter_never_share_a_table_when_kept_apart(tmp_path: Path) -> None:
+    """Two bots of one author could play for each other; --separate-submitters keeps
+    them apart, and a tournament file can name teams of its own."""
+    db = tmp_path / "arena.db"
+    for name, who in (("a1", "alice"), ("a2", "alice"), ("b1", "bob")):
+        source = str(write_bot(tmp_path / name, name))
+        arena(db, "bots", "submit", name, source, "--submitter", who)
+    add_random(db)
+    args = ["tournament", "run", "--game", "gin_rummy", "--bots", "a1,a2,b1,rnd", *RULES]
+    out = json.loads(arena(db, *args, "--separate-submitters", "--json").stdout)
+    assert out["status"] == "finished"
+    tables = {frozenset(e.split("@")[0] for e in m["entrants"]) for m in matches(db, 1)}
+    everyone = {frozenset(p) for p in itertools.combinations(["a1", "a2", "b1", "rnd"], 2)}
+    assert tables == everyone - {frozenset(("a1", "a2"))}
+    # The teams are stored with the tournament (its resume and schedule use them).
+    (stored,) = rows(db, "select settings from tournaments where id = 1")[0]
+    assert json.loads(stored)["teams"] == {
+        "a1@1": "submitter alice",
+        "a2@1": "submitter alice",
+        "b1@1": "submitter bob",
+    }
+    # Teams from a file; more seats than teams allow is refused before anything is played.
+    plan = tmp_path / "t.toml"
+    plan.write_text(
+        'game = "gin_rummy"\nbots = ["b1", "rnd", "a1"]\n[teams]\nb1 = "x"\nrnd = "x"\n'
+    )
+    out = json.loads(arena(db, "tournament", "run", str(plan), *RULES, "--json").stdout)
+    tables = {frozenset(e.split("@")[0] for e in m["entrants"]) for m in matches(db, 2)}
+    assert tables == {frozenset(("b1", "a1")), frozenset(("rnd", "a1"))}
+    plan.write_text(
+        'game = "gin_rummy"\nbots = ["b1", "rnd", "a1"]\nseats = 3\n'
+        '[rules]\nplayers = 3\n[teams]\nb1 = "x"\nrnd = "x"\n'
+    )
+    refused = arena(db, "tournament", "run", str(plan), check=False)
+    assert refused.returncode == 2 and "different teams" in refused.stderr
+    plan.write_text('game = "gin_rummy"\nbots = ["b1", "rnd"]\n[teams]\nb1 = "x"\na2 = "x"\n')
+    refused = arena(db, "tournament", "run", str(plan), check=False)
+    assert refused.returncode == 2 and "teams name 'a2', which is not in" in refused.stderr
+    plan.write_text(
+        'game = "gin_rummy"\nformat = "sprt"\nbots = ["b1", "rnd"]\n'
+        '[sprt]\nelo1 = 20\n[teams]\nb1 = "x"\n'
+    )
+    refused = arena(db, "tournament", "run", str(plan), check=False)
+    assert refused.returncode == 2 and "teams are for round robins" in refused.stderr
+    assert len(rows(db, "select id from tournaments")) == 2  # nothing refused was recorded
