@@ -110,5 +110,13 @@ def tagged_temp_dir(kind: str, socket_name: str | None = None) -> tempfile.Tempo
         tag = "-".join(path.name[len(kind) + 1 :].split("-")[:2])
         with contextlib.suppress(OSError):  # gone meanwhile, or not ours
             if owner_is_dead(tag) and path.is_dir() and path.stat().st_uid == os.getuid():
-                shutil.rmtree(path, ignore_errors=True)
+                _remove(path)
     return tempfile.TemporaryDirectory(prefix=prefix, dir=base)
+
+
+def _remove(path: Path) -> None:
+    """Delete a tree, read-only folders too (a submission is unpacked read-only)."""
+    for folder, _subfolders, _files in os.walk(path):
+        with contextlib.suppress(OSError):
+            os.chmod(folder, 0o700)
+    shutil.rmtree(path, ignore_errors=True)

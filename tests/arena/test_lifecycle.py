@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -23,7 +24,7 @@ from arena.lifecycle import (
     run_stoppable,
     tagged_temp_dir,
 )
-from tests.conftest import add_sample_bot, arena
+from tests.conftest import ROOT, add_sample_bot, arena
 
 
 def dead_pid() -> int:
@@ -114,6 +115,28 @@ def test_a_new_temp_dir_removes_only_what_dead_arenas_left(
         assert not dead.exists()
         assert live.exists() and elsewhere.exists() and other_kind.exists()
     assert not Path(made).exists()
+
+
+def test_a_dead_arenas_read_only_folders_are_removed_too(tmp_path: Path) -> None:
+    """A submission is unpacked read-only; its folder goes all the same (run without
+    root's power to ignore permissions, which would hide the problem)."""
+    namespace = owner_tag().split("-")[0]
+    dead = tmp_path / f"arena-check-{namespace}-{dead_pid()}-abc"
+    (dead / "bot").mkdir(parents=True)
+    (dead / "bot" / "bot.py").write_text("")
+    (dead / "bot").chmod(0o555)
+    prefix: list[str] = []
+    if os.getuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("as root, setpriv (util-linux) is needed to drop capabilities")
+        prefix = [setpriv, "--inh-caps=-all", "--bounding-set=-all", "--"]
+    code = (
+        "import sys, tempfile; tempfile.tempdir = sys.argv[1]; "
+        "from arena.lifecycle import tagged_temp_dir; tagged_temp_dir('arena-check').cleanup()"
+    )
+    subprocess.run([*prefix, sys.executable, "-c", code, str(tmp_path)], check=True, cwd=ROOT)
+    assert not dead.exists()
 
 
 def test_a_socket_directory_fits_a_unix_socket_address_whatever_tmpdir_is(
