@@ -19,7 +19,6 @@ import asyncio
 import contextlib
 import itertools
 import os
-import resource
 import shutil
 import signal
 import time
@@ -32,6 +31,7 @@ from arena.limits import BotLimits as BotLimits  # its home; imported from here 
 from arena.sandbox import Sandbox, sandbox_env
 from arena.store import Entrant
 from referee.service import RefereeCore
+from referee.service.server import raise_open_files_limit
 
 STOP_GRACE_SECONDS = 3.0
 MONITOR_SECONDS = 0.25
@@ -225,16 +225,6 @@ def open_files(pids: Iterable[int]) -> int:
     return total
 
 
-def raise_own_open_files_limit() -> None:
-    """Let the arena use every file descriptor its hard limit allows (processes often
-    start at a soft 1024): bots' pipes and connections and the database share them."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    target = min(1 << 20, hard if hard != resource.RLIM_INFINITY else 1 << 20)
-    if soft != resource.RLIM_INFINITY and soft < target:
-        with contextlib.suppress(ValueError, OSError):
-            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-
-
 def with_open_files_limit(command: list[str]) -> list[str]:
     """``command`` behind a shell that sets its open-files limit (soft and hard) first."""
     # A hard limit already at or under the limit cannot be raised, and need not be.
@@ -265,7 +255,7 @@ class BotPool:
     _monitor: asyncio.Task[None] | None = None
 
     def __post_init__(self) -> None:
-        raise_own_open_files_limit()
+        raise_open_files_limit()  # before any bot's pipes are made
 
     async def acquire(self, entrant: Entrant) -> BotProcess:
         """A free live process of this entrant (launching one if needed), marked busy,

@@ -4,6 +4,8 @@ and server reflection (so grpcurl and other tools can list and call the service)
 
 from __future__ import annotations
 
+import contextlib
+import resource
 import socket
 from collections.abc import Callable, Sequence
 
@@ -18,6 +20,26 @@ from referee.service.sessions import MAX_RECEIVE_BYTES
 from referee.v1 import referee_pb2 as pb
 
 SERVICES = (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME)
+# A connection that has not spoken HTTP/2 this long after it opened is closed (gRPC's
+# default is 120 s): connections opened and left silent cannot pile up.
+HANDSHAKE_SECONDS = 10.0
+
+
+def raise_open_files_limit() -> None:
+    """Let this process use every file descriptor its hard limit allows (processes often
+    start at a soft 1024): connections, bots' pipes and the database share them."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = min(1 << 20, hard if hard != resource.RLIM_INFINITY else 1 << 20)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
+def connection_cap() -> int:
+    """The most connections the server accepts at once: half the file descriptors this
+    process may open, so that connections can never take those the rest needs."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return (1 << 19) if soft == resource.RLIM_INFINITY else max(16, soft // 2)
 
 
 async def start_server(
@@ -37,10 +59,13 @@ async def start_server(
     so that Play can refuse any oversized message as `malformed` itself). With
     ``private_watch`` the Watch RPC needs the admin token like the admin RPCs.
     RefereeError (one line) when an address cannot be listened on."""
+    raise_open_files_limit()
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", max(max_message_bytes, MAX_RECEIVE_BYTES)),
             ("grpc.so_reuseport", 0),
+            ("grpc.server_handshake_timeout_ms", int(HANDSHAKE_SECONDS * 1000)),
+            ("grpc.max_allowed_incoming_connections", connection_cap()),
         ]
     )
     server.add_generic_rpc_handlers((handlers(RefereeServicer(core, admin_token, private_watch)),))

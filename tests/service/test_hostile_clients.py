@@ -5,14 +5,20 @@ Hellos, and a reconnect that must not deliver an event twice."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import socket
+import time
 from pathlib import Path
 
 import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.bots import BotPool
 from referee.match import MatchConfig, MatchResult
 from referee.service import RefereeCore, start_server
+from referee.service import server as server_module
 from referee.service.connection import MAX_QUEUED_BYTES, MAX_QUEUED_MESSAGES
 from referee.service.sessions import MAX_UNASKED_MESSAGES
 from referee.v1 import referee_pb2 as pb
@@ -231,3 +237,49 @@ def test_a_bot_that_stops_sending_but_stays_connected_is_malformed(tmp_path: Pat
     result = asyncio.run(scenario())
     assert [(f.seat, f.kind) for f in result.faults] == [(0, "malformed")]
     assert "transport limit, or closed its side of the stream" in result.faults[0].reason
+
+
+def test_silent_connections_are_closed_and_never_take_every_descriptor(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Connections that never speak HTTP/2 are closed after HANDSHAKE_SECONDS, and the
+    server accepts no more at once than its cap: a client opening thousands cannot take
+    the file descriptors the rest of the process needs."""
+    monkeypatch.setattr(server_module, "HANDSHAKE_SECONDS", 1.0)
+    monkeypatch.setattr(server_module, "connection_cap", lambda: 8)
+
+    def open_fds() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    async def scenario() -> tuple[int, int, int]:
+        server = await start_server(RefereeCore(), ["127.0.0.1:0"])
+        host, port = server.bound_addresses[0].rsplit(":", 1)  # type: ignore[attr-defined]
+        before = open_fds()
+        held = [socket.create_connection((host, int(port))) for _ in range(24)]
+        try:
+            await asyncio.sleep(0.5)  # the server accepts what it will
+            taken = open_fds() - before - len(held)
+            for conn in held:
+                conn.setblocking(False)
+            closed: set[int] = set()
+            deadline = time.monotonic() + 20
+            while len(closed) < len(held) and time.monotonic() < deadline:
+                await asyncio.sleep(0.1)
+                for i, conn in enumerate(held):
+                    with contextlib.suppress(BlockingIOError):
+                        if conn.recv(1) == b"":
+                            closed.add(i)
+            async with grpc.aio.insecure_channel(server.bound_addresses[0]) as channel:  # type: ignore[attr-defined]
+                reply = await health_pb2_grpc.HealthStub(channel).Check(
+                    health_pb2.HealthCheckRequest(), timeout=10
+                )
+            return taken, len(closed), reply.status
+        finally:
+            for conn in held:
+                conn.close()
+            await server.stop(0)
+
+    taken, closed, status = asyncio.run(scenario())
+    assert taken <= 8 + 2  # the cap, and a descriptor or two of gRPC's own
+    assert closed == 24  # every silent one, the cap's worth at a time
+    assert status == health_pb2.HealthCheckResponse.SERVING
