@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -22,18 +23,30 @@ ADMIN = [("x-admin-token", ADMIN_TOKEN)]
 @pytest.fixture
 def served() -> Iterator[str]:
     """`arena serve` on a free loopback port, as its own process; yields its address."""
+    with serving() as address:
+        yield address
+
+
+@contextlib.contextmanager
+def serving(*extra: str) -> Iterator[str]:
+    """`arena serve --port 0 ...extra` as its own process; yields its address."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "serve", "--port", "0", "--admin-token", ADMIN_TOKEN],
+        [
+            *(sys.executable, "-m", "arena.cli", "serve"),
+            *("--port", "0", "--admin-token", ADMIN_TOKEN, *extra),
+        ],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,
     )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    assert line.startswith("referee listening on "), line
-    yield line.split()[-1]
-    proc.terminate()
-    proc.wait(10)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("referee listening on "), line
+        yield line.split()[-1]
+    finally:
+        proc.terminate()
+        proc.wait(10)
 
 
 def arena(

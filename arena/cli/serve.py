@@ -85,6 +85,14 @@ def serve_cmd(
             help="Also accept bot submissions (SubmitBot RPC) into this database.",
         ),
     ] = None,
+    private_watch: Annotated[
+        bool,
+        typer.Option(
+            "--private-watch",
+            help="Serve Watch only with the admin token: for matches that share a deal "
+            "(duplicate), where a bot watching another table would see its own cards.",
+        ),
+    ] = False,
 ) -> None:
     """Run the referee alone, for bots and tools that connect from elsewhere. It listens
     only where told: TCP (--host/--port), a Unix socket (--unix), or both."""
@@ -124,6 +132,7 @@ def serve_cmd(
             admin_token=token,
             services=services,
             max_message_bytes=message_limit,
+            private_watch=private_watch,
         )
         print(f"referee listening on {' '.join(server.bound_addresses)}", flush=True)  # type: ignore[attr-defined]
         print(f"admin token (metadata x-admin-token): {token}", flush=True)

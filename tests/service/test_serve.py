@@ -20,7 +20,7 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_g
 from referee.service import RefereeCore, start_server
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
-from tests.conftest import ADMIN, arena
+from tests.conftest import ADMIN, arena, serving
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -103,6 +103,30 @@ def _listening_tcp_ports(pid: int) -> list[int]:
             if fields[3] == "0A" and fields[9] in inodes:  # 0A: LISTEN
                 ports.append(int(fields[1].rsplit(":", 1)[1], 16))
     return ports
+
+
+def test_private_watch_serves_watch_only_with_the_admin_token() -> None:
+    """For matches that share a deal: a bot watching another table would see its cards."""
+    with serving("--private-watch") as address, grpc.insecure_channel(address) as channel:
+        stub = referee_pb2_grpc.RefereeStub(channel)
+        created = stub.CreateMatch(
+            pb.CreateMatchRequest(game="gin_rummy", seats=2, seed=5, rules={"max_hands": "1"}),
+            metadata=ADMIN,
+        )
+        with pytest.raises(grpc.RpcError) as denied:
+            list(stub.Watch(pb.WatchRequest(match_id=created.match_id), timeout=10))
+        assert denied.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        bots = [
+            subprocess.Popen(
+                [sys.executable, "-m", "sample_bots.random_bot"],
+                cwd=ROOT,
+                env={**os.environ, "ARENA_TARGET": address, "ARENA_TOKEN": token},
+            )
+            for token in created.seat_tokens
+        ]
+        seen = list(stub.Watch(pb.WatchRequest(match_id=created.match_id), metadata=ADMIN))
+        assert [bot.wait(30) for bot in bots] == [0, 0]
+    assert seen[0].HasField("match_start") and seen[-1].HasField("match_over")
 
 
 def test_serve_with_only_a_unix_socket_listens_on_no_tcp_port(tmp_path: Path) -> None:
