@@ -9,7 +9,7 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,18 @@ def served() -> Iterator[str]:
     """`arena serve` on a free loopback port, as its own process; yields its address."""
     with serving() as address:
         yield address
+
+
+def random_bots(address: str, tokens: Iterable[str]) -> list[subprocess.Popen[bytes]]:
+    """The random sample bot as a process per seat token, playing on ``address``."""
+    return [
+        subprocess.Popen(
+            [sys.executable, "-m", "sample_bots.random_bot"],
+            cwd=ROOT,
+            env={**os.environ, "ARENA_TARGET": address, "ARENA_TOKEN": token},
+        )
+        for token in tokens
+    ]
 
 
 @contextlib.contextmanager

@@ -20,7 +20,7 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_g
 from referee.service import RefereeCore, start_server
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
-from tests.conftest import ADMIN, arena, serving
+from tests.conftest import ADMIN, arena, random_bots, serving
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,14 +57,7 @@ def test_remote_bots_play_a_created_match_while_a_spectator_watches(served: str)
         )
         assert len(created.seat_tokens) == 2 and len(set(created.seat_tokens)) == 2
         watch = stub.Watch(pb.WatchRequest(match_id=created.match_id))
-        bots = [
-            subprocess.Popen(
-                [sys.executable, "-m", "sample_bots.random_bot"],
-                cwd=ROOT,
-                env={**os.environ, "ARENA_TARGET": served, "ARENA_TOKEN": token},
-            )
-            for token in created.seat_tokens
-        ]
+        bots = random_bots(served, created.seat_tokens)
         seen = list(watch)
         status = stub.MatchStatus(pb.MatchStatusRequest(match_id=created.match_id))
         for _ in range(50):
@@ -116,14 +109,7 @@ def test_private_watch_serves_watch_only_with_the_admin_token() -> None:
         with pytest.raises(grpc.RpcError) as denied:
             list(stub.Watch(pb.WatchRequest(match_id=created.match_id), timeout=10))
         assert denied.value.code() == grpc.StatusCode.UNAUTHENTICATED
-        bots = [
-            subprocess.Popen(
-                [sys.executable, "-m", "sample_bots.random_bot"],
-                cwd=ROOT,
-                env={**os.environ, "ARENA_TARGET": address, "ARENA_TOKEN": token},
-            )
-            for token in created.seat_tokens
-        ]
+        bots = random_bots(address, created.seat_tokens)
         seen = list(stub.Watch(pb.WatchRequest(match_id=created.match_id), metadata=ADMIN))
         assert [bot.wait(30) for bot in bots] == [0, 0]
     assert seen[0].HasField("match_start") and seen[-1].HasField("match_over")

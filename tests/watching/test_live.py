@@ -3,7 +3,6 @@ public information only, the configured delay, and clear errors."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
@@ -12,7 +11,7 @@ import grpc
 
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
-from tests.conftest import ADMIN
+from tests.conftest import ADMIN, random_bots
 from tests.watching.helpers import ROOT
 
 ARENA = [sys.executable, "-m", "arena.cli"]
@@ -39,14 +38,7 @@ def test_watch_follows_a_live_match_with_public_information_only(served: str) ->
         stderr=subprocess.PIPE,
         text=True,
     )
-    bots = [
-        subprocess.Popen(
-            [sys.executable, "-m", "sample_bots.random_bot"],
-            cwd=ROOT,
-            env={**os.environ, "ARENA_TARGET": served, "ARENA_TOKEN": token},
-        )
-        for token in created.seat_tokens
-    ]
+    bots = random_bots(served, created.seat_tokens)
     with grpc.insecure_channel(served) as channel:
         stub = referee_pb2_grpc.RefereeStub(channel)
         deadline = time.monotonic() + 120
