@@ -40,25 +40,26 @@ def random_bots(address: str, tokens: Iterable[str]) -> list[subprocess.Popen[by
 
 
 @contextlib.contextmanager
-def serving(*extra: str) -> Iterator[str]:
-    """`arena serve --port 0 ...extra` as its own process; yields its address."""
+def arena_process(*args: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """`arena ARGS` as its own process; yields it and the first line it prints (a server's
+    address line), and stops it at the end."""
     proc = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "arena.cli", "serve"),
-            *("--port", "0", "--admin-token", ADMIN_TOKEN, *extra),
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
+        [sys.executable, "-m", "arena.cli", *args], cwd=ROOT, stdout=subprocess.PIPE, text=True
     )
     try:
         assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert line.startswith("referee listening on "), line
-        yield line.split()[-1]
+        yield proc, proc.stdout.readline()
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+@contextlib.contextmanager
+def serving(*extra: str) -> Iterator[str]:
+    """`arena serve --port 0 ...extra` as its own process; yields its address."""
+    with arena_process("serve", "--port", "0", "--admin-token", ADMIN_TOKEN, *extra) as (_, line):
+        assert line.startswith("referee listening on "), line
+        yield line.split()[-1]
 
 
 def arena(

@@ -8,7 +8,6 @@ from __future__ import annotations
 import io
 import socket
 import sqlite3
-import subprocess
 import sys
 import threading
 import urllib.error
@@ -24,7 +23,7 @@ import pytest
 from arena.web.server import make_server
 from referee.v1 import submissions_pb2 as pb
 from referee.v1 import submissions_pb2_grpc as pb_grpc
-from tests.conftest import ROOT, arena
+from tests.conftest import arena, arena_process
 from tests.watching.helpers import CHROMIUM, CHROMIUM_ARGS, browser_missing
 
 BOT = b"from referee.client import run_bot\nrun_bot(lambda o, legal: legal[0], name='z')\n"
@@ -55,18 +54,9 @@ def submissions_server(tmp_path: Path) -> Iterator[tuple[Path, str, str, str]]:
     db = tmp_path / "arena.db"
     alice = arena(db, "submitters", "add", "alice").stdout.split()[-1]
     bob = arena(db, "submitters", "add", "bob").stdout.split()[-1]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "serve", "--port", "0", "--db", str(db)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    assert line.startswith("referee listening on "), line
-    yield db, line.split()[-1], alice, bob
-    proc.terminate()
-    proc.wait(10)
+    with arena_process("serve", "--port", "0", "--db", str(db)) as (_, line):
+        assert line.startswith("referee listening on "), line
+        yield db, line.split()[-1], alice, bob
 
 
 def submit(address: str, token: str | None, **fields: Any) -> pb.SubmitBotResponse:

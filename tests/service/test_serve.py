@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 import os
 import socket
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -20,7 +19,7 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_g
 from referee.service import RefereeCore, start_server
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
-from tests.conftest import ADMIN, arena, random_bots, serving
+from tests.conftest import ADMIN, arena, arena_process, random_bots, serving
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -117,23 +116,12 @@ def test_private_watch_serves_watch_only_with_the_admin_token() -> None:
 
 def test_serve_with_only_a_unix_socket_listens_on_no_tcp_port(tmp_path: Path) -> None:
     sock = tmp_path / "referee.sock"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "serve", "--unix", str(sock)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
+    with arena_process("serve", "--unix", str(sock)) as (proc, line):
         assert line.split()[3:] == [f"unix:{sock}"]
         assert _listening_tcp_ports(proc.pid) == []
         with grpc.insecure_channel(f"unix:{sock}") as channel:
             games = referee_pb2_grpc.RefereeStub(channel).ListGames(pb.ListGamesRequest())
         assert games.games
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def test_a_busy_or_invalid_port_is_one_clear_line(tmp_path: Path) -> None:
@@ -233,36 +221,18 @@ def test_non_finite_or_non_positive_times_are_refused(served: str, tmp_path: Pat
 def test_a_remote_player_with_nothing_more_to_play_is_told_goodbye(tmp_path: Path) -> None:
     """A player token on `arena serve` plays the match it was given, then, with no match
     for the idle limit, receives Goodbye and its stream ends: the bot exits by itself."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "serve", "--port", "0", "--admin-token", "sesame",
-         "--player-idle-seconds", "1"],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        assert proc.stdout is not None
-        served = proc.stdout.readline().split()[-1]
-        with grpc.insecure_channel(served) as channel:
-            stub = referee_pb2_grpc.RefereeStub(channel)
-            token = stub.IssuePlayerToken(pb.IssuePlayerTokenRequest(name="p"), metadata=ADMIN)
-            created = stub.CreateMatch(
-                pb.CreateMatchRequest(game="gin_rummy", seats=2, rules={"max_hands": "1"},
-                                      players=[token.token, ""]),
-                metadata=ADMIN,
-            )  # fmt: skip
-            bots = [
-                subprocess.Popen(
-                    [sys.executable, "-m", "sample_bots.random_bot"],
-                    cwd=ROOT,
-                    env={**os.environ, "ARENA_TARGET": served, "ARENA_TOKEN": t},
-                )
-                for t in (token.token, created.seat_tokens[1])
-            ]
-            exits = [bot.wait(60) for bot in bots]
-            status = stub.MatchStatus(pb.MatchStatusRequest(match_id=created.match_id))
-            replies = list(stub.Play(iter([pb.BotMessage(hello=pb.Hello(token=token.token))])))
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    with serving("--player-idle-seconds", "1") as served, grpc.insecure_channel(served) as channel:
+        stub = referee_pb2_grpc.RefereeStub(channel)
+        token = stub.IssuePlayerToken(pb.IssuePlayerTokenRequest(name="p"), metadata=ADMIN)
+        created = stub.CreateMatch(
+            pb.CreateMatchRequest(game="gin_rummy", seats=2, rules={"max_hands": "1"},
+                                  players=[token.token, ""]),
+            metadata=ADMIN,
+        )  # fmt: skip
+        bots = random_bots(served, [token.token, created.seat_tokens[1]])
+        exits = [bot.wait(60) for bot in bots]
+        status = stub.MatchStatus(pb.MatchStatusRequest(match_id=created.match_id))
+        replies = list(stub.Play(iter([pb.BotMessage(hello=pb.Hello(token=token.token))])))
     assert exits == [0, 0] and status.state == "over"
     assert [r.error.code for r in replies] == ["unauthenticated"]  # the token is retired
 

@@ -10,7 +10,6 @@ import dataclasses
 import os
 import re
 import shutil
-import subprocess
 import sys
 from collections import Counter
 from collections.abc import Iterator, Mapping
@@ -29,7 +28,7 @@ from referee.match import (
 )
 from referee.replay import Replay, parse_replay
 from tests.agents import RandomAgent
-from tests.conftest import sample_tournament
+from tests.conftest import arena_process, sample_tournament
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
@@ -60,20 +59,9 @@ TABLES: dict[str, tuple[int, list[tuple[str, str]], list[str]]] = {
 @contextlib.contextmanager
 def arena_web(db: Path) -> Iterator[str]:
     """A real `arena web` process on a free port for ``db``; yields its base URL."""
-    proc = subprocess.Popen(
-        [PY, "-m", "arena.cli", "web", "--port", "0", "--quiet", "--db", str(db)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
+    with arena_process("web", "--port", "0", "--quiet", "--db", str(db)) as (_, line):
         assert line.startswith(f"serving {db} on http://127.0.0.1:"), line
         yield line.split()[-1].rstrip("/")
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def run_tournament(db: Path, game: str) -> int:
