@@ -112,15 +112,16 @@ def create_tournament(store: Store, settings: TournamentSettings) -> TournamentR
 def _teams(store: Store, settings: TournamentSettings) -> dict[str, str]:
     """The tournament's teams by resolved bot name: those given, and with
     ``separate_submitters`` every other submitted bot in its submitter's team."""
-    entrants = {name: store.entrant(name) for name in settings.entrants()}
+    entrants = [store.entrant(name) for name in settings.entrants()]
+    playing = {e.name for e in entrants}
     teams = {}
     for name, team in settings.teams.items():
         bot = store.entrant(name)
-        if bot.name not in {e.name for e in entrants.values()}:
+        if bot.name not in playing:
             raise TournamentError(f"teams name {name!r}, which is not in this tournament")
         teams[bot.name] = team
     if settings.separate_submitters:
-        for entrant in entrants.values():
+        for entrant in entrants:
             if entrant.submitter and entrant.name not in teams:
                 teams[entrant.name] = f"submitter {entrant.submitter}"
     return teams
