@@ -7,6 +7,7 @@ import functools
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterable, Iterator
@@ -20,6 +21,18 @@ ADMIN_TOKEN = "sesame"
 ADMIN = [("x-admin-token", ADMIN_TOKEN)]
 
 
+@functools.cache
+def dies_with_tests() -> list[str]:
+    """A prefix for the command of a process a test starts and leaves running (a server, a
+    worker, an arena): setpriv makes the kernel SIGKILL it when the test process dies, so
+    a killed pytest leaves none of them behind. Empty where setpriv lacks --pdeathsig."""
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return []
+    usage = subprocess.run([setpriv, "--help"], capture_output=True, text=True).stdout
+    return [setpriv, "--pdeathsig", "KILL"] if "--pdeathsig" in usage else []
+
+
 @pytest.fixture
 def served() -> Iterator[str]:
     """`arena serve` on a free loopback port, as its own process; yields its address."""
@@ -31,7 +44,7 @@ def random_bots(address: str, tokens: Iterable[str]) -> list[subprocess.Popen[by
     """The random sample bot as a process per seat token, playing on ``address``."""
     return [
         subprocess.Popen(
-            [sys.executable, "-m", "sample_bots.random_bot"],
+            [*dies_with_tests(), sys.executable, "-m", "sample_bots.random_bot"],
             cwd=ROOT,
             env={**os.environ, "ARENA_TARGET": address, "ARENA_TOKEN": token},
         )
@@ -44,7 +57,10 @@ def arena_process(*args: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
     """`arena ARGS` as its own process; yields it and the first line it prints (a server's
     address line), and stops it at the end."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", *args], cwd=ROOT, stdout=subprocess.PIPE, text=True
+        [*dies_with_tests(), sys.executable, "-m", "arena.cli", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert proc.stdout is not None

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, arena
+from tests.conftest import ROOT, arena, dies_with_tests
 
 pytest.importorskip("distributed", reason="needs card-arena[dask]")
 
@@ -93,7 +93,7 @@ def test_local_workers_store_what_in_process_stores(
 def cluster(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen[bytes]]]]:
     """A `dask scheduler` and two `dask worker` processes on 127.0.0.1 only."""
     procs: list[subprocess.Popen[bytes]] = []
-    dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
+    dask = [*dies_with_tests(), sys.executable, "-m", "distributed.cli.dask_scheduler"]
     address_file = tmp_path / "scheduler.json"
     procs.append(
         subprocess.Popen(
@@ -110,7 +110,7 @@ def cluster(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen[bytes]]
     for n in range(2):
         procs.append(
             subprocess.Popen(
-                [sys.executable, "-m", "distributed.cli.dask_worker", address, "--host",
+                [*dies_with_tests(), sys.executable, "-m", "distributed.cli.dask_worker", address, "--host",
                  "127.0.0.1", "--nthreads", "2", "--no-nanny", "--name", f"w{n}",
                  "--no-dashboard", "--local-directory", str(tmp_path / f"w{n}")],
                 cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -147,7 +147,7 @@ def test_cluster_fetches_artifacts_and_survives_a_killed_worker(
     assert refused.returncode == 2 and "plain-command bots (a, b)" in refused.stderr
     assert arena(db, "tournament", "list", "--json").stdout.strip() == "[]"  # nothing made
     runner = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", *RUN, "--cluster", address, "--shared-bots",
+        [*dies_with_tests(), sys.executable, "-m", "arena.cli", *RUN, "--cluster", address, "--shared-bots",
          "--db", str(db)],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )  # fmt: skip
@@ -179,7 +179,7 @@ def test_killed_arena_resumes_on_workers(
     db = tmp_path / "arena.db"
     prepare(db, tmp_path)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", *RUN, "--workers", "2", "--matches-per-worker",
+        [*dies_with_tests(), sys.executable, "-m", "arena.cli", *RUN, "--workers", "2", "--matches-per-worker",
          "1", "--db", str(db)],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import arena
+from tests.conftest import arena, dies_with_tests
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
@@ -174,7 +174,17 @@ def test_killed_sprt_resumes_to_the_same_verdict(tmp_path: Path) -> None:
     assert expected["verdict"] == "H1"
 
     proc = subprocess.Popen(
-        [PY, "-m", "arena.cli", *args, "--concurrency", "1", "--db", str(killed)],
+        [
+            *dies_with_tests(),
+            PY,
+            "-m",
+            "arena.cli",
+            *args,
+            "--concurrency",
+            "1",
+            "--db",
+            str(killed),
+        ],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import arena
+from tests.conftest import arena, dies_with_tests
 
 ROOT = Path(__file__).resolve().parents[2]
 ARENA = [sys.executable, "-m", "arena.cli"]
@@ -112,7 +112,7 @@ def test_killed_tournament_resumes_to_the_same_results_and_ratings(tmp_path: Pat
     arena(whole, *RUN, "--concurrency", "2")
 
     proc = subprocess.Popen(
-        [*ARENA, *RUN, "--concurrency", "1", "--db", str(killed)],
+        [*dies_with_tests(), *ARENA, *RUN, "--concurrency", "1", "--db", str(killed)],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import dies_with_tests
 from tests.security.conftest import (
     LIMIT_SETTINGS,
     PY,
@@ -32,6 +33,7 @@ from tests.security.conftest import (
 def start_tournament(db: Path, sandbox: str, env: dict[str, str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [
+            *dies_with_tests(),
             *(PY, "-m", "arena.cli", "tournament", "run", "--game", "gin_rummy"),
             *("--bots", "linger,random", "--rules", "max_hands=1", "--rounds", "2"),
             *("--concurrency", "1", "--sandbox", sandbox),

@@ -11,7 +11,7 @@ import grpc
 
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
-from tests.conftest import ADMIN, random_bots
+from tests.conftest import ADMIN, dies_with_tests, random_bots
 from tests.watching.helpers import ROOT
 
 ARENA = [sys.executable, "-m", "arena.cli"]
@@ -32,7 +32,16 @@ def test_watch_follows_a_live_match_with_public_information_only(served: str) ->
             metadata=ADMIN,
         )
     watcher = subprocess.Popen(
-        [*ARENA, "watch", created.match_id, "--target", served, "--delay", "1.5"],
+        [
+            *dies_with_tests(),
+            *ARENA,
+            "watch",
+            created.match_id,
+            "--target",
+            served,
+            "--delay",
+            "1.5",
+        ],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
