@@ -110,8 +110,8 @@ def cluster(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen[bytes]]
     for n in range(2):
         procs.append(
             subprocess.Popen(
-                [*dies_with_tests(), sys.executable, "-m", "distributed.cli.dask_worker", address, "--host",
-                 "127.0.0.1", "--nthreads", "2", "--no-nanny", "--name", f"w{n}",
+                [*dies_with_tests(), sys.executable, "-m", "distributed.cli.dask_worker",
+                 address, "--host", "127.0.0.1", "--nthreads", "2", "--no-nanny", "--name", f"w{n}",
                  "--no-dashboard", "--local-directory", str(tmp_path / f"w{n}")],
                 cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             )
@@ -147,8 +147,8 @@ def test_cluster_fetches_artifacts_and_survives_a_killed_worker(
     assert refused.returncode == 2 and "plain-command bots (a, b)" in refused.stderr
     assert arena(db, "tournament", "list", "--json").stdout.strip() == "[]"  # nothing made
     runner = subprocess.Popen(
-        [*dies_with_tests(), sys.executable, "-m", "arena.cli", *RUN, "--cluster", address, "--shared-bots",
-         "--db", str(db)],
+        [*dies_with_tests(), sys.executable, "-m", "arena.cli", *RUN, "--cluster", address,
+         "--shared-bots", "--db", str(db)],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )  # fmt: skip
     # Kill one worker once matches are under way; its matches are played again elsewhere.
@@ -179,8 +179,8 @@ def test_killed_arena_resumes_on_workers(
     db = tmp_path / "arena.db"
     prepare(db, tmp_path)
     proc = subprocess.Popen(
-        [*dies_with_tests(), sys.executable, "-m", "arena.cli", *RUN, "--workers", "2", "--matches-per-worker",
-         "1", "--db", str(db)],
+        [*dies_with_tests(), sys.executable, "-m", "arena.cli", *RUN, "--workers", "2",
+         "--matches-per-worker", "1", "--db", str(db)],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
     deadline = time.monotonic() + 120

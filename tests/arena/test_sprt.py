@@ -173,18 +173,9 @@ def test_killed_sprt_resumes_to_the_same_verdict(tmp_path: Path) -> None:
     expected = json.loads(arena(whole, *args, "--concurrency", "2", "--json").stdout)["sprt"]
     assert expected["verdict"] == "H1"
 
+    run_killed = [PY, "-m", "arena.cli", *args, "--concurrency", "1", "--db", str(killed)]
     proc = subprocess.Popen(
-        [
-            *dies_with_tests(),
-            PY,
-            "-m",
-            "arena.cli",
-            *args,
-            "--concurrency",
-            "1",
-            "--db",
-            str(killed),
-        ],
+        [*dies_with_tests(), *run_killed],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
