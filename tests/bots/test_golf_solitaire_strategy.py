@@ -1,16 +1,19 @@
 """The golf_solitaire strategy bot: it beats the random and greedy bots on the same deals,
-keeps a bridge card when the only sure clear needs one, plays the same moves from the
-same seed, and never answers with an illegal code."""
+keeps a bridge card when the only sure clear needs one, scores its best candidates card by
+card exactly where that can be checked, plays the same moves from the same seed, and never
+answers with an illegal code."""
 
 from __future__ import annotations
 
 import itertools
 import json
+import random
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -65,22 +68,32 @@ BRIDGE_TOP = 2
 BRIDGE_STOCK = (2, 4)
 
 
+def _clear_chance(
+    columns: Sequence[Sequence[int]], heights: tuple[int, ...], top: int, stock: Sequence[int]
+) -> float:
+    """The best chance of clearing the tableau with the order of ``stock`` unseen, every
+    order equally likely (exhaustive expectimax)."""
+
+    @cache
+    def chance(h: tuple[int, ...], t: int, rest: tuple[int, ...]) -> float:
+        if not any(h):
+            return 1.0
+        best = max(
+            (chance(after, card, rest) for after, card in _plays(columns, h, t)), default=0.0
+        )
+        if rest:
+            turned = [chance(h, r, rest[:i] + rest[i + 1 :]) for i, r in enumerate(rest)]
+            best = max(best, sum(turned) / len(turned))
+        return best
+
+    return chance(heights, top, tuple(sorted(stock)))
+
+
 def _sure_clear(
     columns: Sequence[Sequence[int]], heights: tuple[int, ...], top: int, stock: tuple[int, ...]
 ) -> bool:
-    """Whether some play clears the tableau whatever order ``stock`` comes in (exhaustive)."""
-
-    @cache
-    def wins(h: tuple[int, ...], t: int, rest: tuple[int, ...]) -> bool:
-        if not any(h):
-            return True
-        if any(wins(after, card, rest) for after, card in _plays(columns, h, t)):
-            return True
-        return bool(rest) and all(
-            wins(h, r, tuple(sorted(rest[:i] + rest[i + 1 :]))) for i, r in enumerate(rest)
-        )
-
-    return wins(heights, top, tuple(sorted(stock)))
+    """Whether some play clears the tableau whatever order ``stock`` comes in."""
+    return _clear_chance(columns, heights, top, stock) == 1.0
 
 
 def _plays(
@@ -144,6 +157,56 @@ def test_strategy_keeps_the_bridge_and_clears_whatever_the_stock_order(
     assert left == 0, moves
 
 
+# ---- Card by card: exact when two cards are unseen ---------------------------------------
+# The best candidates are scored again card by card: for each possible next stock card, the
+# best place to stop the run after it. With two cards unseen the card after is the last
+# one, its rollout is exact, so the score must equal the exhaustive expectation.
+
+
+def _expected_score(
+    columns: Sequence[Sequence[int]], heights: tuple[int, ...], stock: Sequence[int]
+) -> float:
+    """The best expected hole score (a clear counting CLEAR_BONUS better) of turning the
+    stock at ``heights``, every order of ``stock`` equally likely (exhaustive)."""
+
+    @cache
+    def after_turn(h: tuple[int, ...], t: int, rest: tuple[int, ...]) -> float:
+        if not any(h):
+            return -len(rest) - strategy.CLEAR_BONUS
+        options = [after_turn(a, card, rest) for a, card in _plays(columns, h, t)]
+        if rest:
+            options.append(turn(h, rest))
+        return min(options, default=float(sum(h)))  # blocked, the stock out: cards left
+
+    def turn(h: tuple[int, ...], rest: tuple[int, ...]) -> float:
+        outcomes = [after_turn(h, r, rest[:i] + rest[i + 1 :]) for i, r in enumerate(rest)]
+        return sum(outcomes) / len(outcomes)
+
+    return turn(heights, tuple(sorted(stock)))
+
+
+def test_card_by_card_value_is_exact_with_two_cards_unseen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(strategy, "NEXT_ENDS", 99)  # every run end after the next card
+    rng = random.Random(5)
+    clears = 0
+    for _ in range(400):
+        # Ranks from a window of five, so that runs connect and many positions can clear.
+        low = rng.randint(1, 9)
+        columns = [[rng.randint(low, low + 4) for _ in range(rng.randint(0, 3))] for _ in range(7)]
+        heights = tuple(len(col) for col in columns)
+        stock = [rng.randint(low, low + 4), rng.randint(low, low + 4)]
+        hole = strategy._Hole(columns, STRICT)
+        end = sum(n << (3 * c) for c, n in enumerate(heights))
+        segment: dict[str, Any] = {"rest_orders": {}, "after_card": {}}
+        value = strategy._next_card_value(hole, end, stock, segment)
+        expected = _expected_score(columns, heights, stock)
+        assert value == pytest.approx(expected), (columns, stock)
+        clears += expected < 0
+    assert clears > 40  # the clear branches were taken too
+
+
 # ---- Reproducible and legal -------------------------------------------------------------
 
 
@@ -176,6 +239,7 @@ def test_strategy_never_answers_an_illegal_code_over_many_random_deals(
 ) -> None:
     # Few samples keep this quick; legality does not depend on how many there are.
     monkeypatch.setattr(strategy, "SAMPLES", 2)
+    monkeypatch.setattr(strategy, "NEXT_ORDERS", 1)
     rule_sets = [
         {},
         {"queen_on_king": "true"},
