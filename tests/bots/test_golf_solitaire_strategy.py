@@ -68,32 +68,22 @@ BRIDGE_TOP = 2
 BRIDGE_STOCK = (2, 4)
 
 
-def _clear_chance(
-    columns: Sequence[Sequence[int]], heights: tuple[int, ...], top: int, stock: Sequence[int]
-) -> float:
-    """The best chance of clearing the tableau with the order of ``stock`` unseen, every
-    order equally likely (exhaustive expectimax)."""
-
-    @cache
-    def chance(h: tuple[int, ...], t: int, rest: tuple[int, ...]) -> float:
-        if not any(h):
-            return 1.0
-        best = max(
-            (chance(after, card, rest) for after, card in _plays(columns, h, t)), default=0.0
-        )
-        if rest:
-            turned = [chance(h, r, rest[:i] + rest[i + 1 :]) for i, r in enumerate(rest)]
-            best = max(best, sum(turned) / len(turned))
-        return best
-
-    return chance(heights, top, tuple(sorted(stock)))
-
-
 def _sure_clear(
     columns: Sequence[Sequence[int]], heights: tuple[int, ...], top: int, stock: tuple[int, ...]
 ) -> bool:
-    """Whether some play clears the tableau whatever order ``stock`` comes in."""
-    return _clear_chance(columns, heights, top, stock) == 1.0
+    """Whether some play clears the tableau whatever order ``stock`` comes in (exhaustive)."""
+
+    @cache
+    def wins(h: tuple[int, ...], t: int, rest: tuple[int, ...]) -> bool:
+        if not any(h):
+            return True
+        if any(wins(after, card, rest) for after, card in _plays(columns, h, t)):
+            return True
+        return bool(rest) and all(
+            wins(h, r, tuple(sorted(rest[:i] + rest[i + 1 :]))) for i, r in enumerate(rest)
+        )
+
+    return wins(heights, top, tuple(sorted(stock)))
 
 
 def _plays(
