@@ -177,6 +177,11 @@ class _Hole:
                 return -left - CLEAR_BONUS
         return _cards(hk)
 
+    def mean_rollout(self, hk: int, orders: Sequence[Sequence[int]]) -> float:
+        """The rollouts' mean score from hk over ``orders``."""
+        stats["rollouts"] += len(orders)
+        return sum(self.rollout(hk, o) for o in orders) / len(orders)
+
 
 _hole: list[_Hole] = []
 _segment: dict[str, Any] = {}
@@ -244,9 +249,7 @@ def _next_card_value(
             else:
                 value = scores.get((after, r))
                 if value is None:
-                    value = sum(hole.rollout(after, o) for o in orders) / len(orders)
-                    scores[after, r] = value
-                    stats["rollouts"] += len(orders)
+                    value = scores[after, r] = hole.mean_rollout(after, orders)
             best = min(best, value)
         total += n * best
     return total / len(unseen)
@@ -289,8 +292,7 @@ def choose(observation: Any, legal_actions: Sequence[str]) -> str:
         elif may_turn:
             value = values.get(end)
             if value is None:
-                value = values[end] = sum(hole.rollout(end, o) for o in orders) / len(orders)
-                stats["rollouts"] += len(orders)
+                value = values[end] = hole.mean_rollout(end, orders)
             candidates.append((value, found, end, first))
     candidates.sort()  # on a tie the first found (the deepest run) stays ahead
     if len(candidates) > 1 and REFINED:  # the best few again, card by card
