@@ -119,6 +119,10 @@ class BotProcess:
     answered: Callable[[], bool] = field(default=lambda: True)
     late_room: int = 0  # what the stderr limit leaves for ``late``
     tail: bytes = b""
+    releases: int = 0  # matches played: the number of the match being played, from 0
+    # The number of the match the last stderr line still unfinished went to, and its length.
+    open_line_match: int | None = None
+    open_line_bytes: int = 0
     cpu_baseline: float = 0.0
     idle_baseline: float | None = None  # CPU when last seen idle (None: busy, or not yet)
     last_match: MatchSeat | None = None
@@ -282,6 +286,7 @@ class BotPool:
         self._hand_over_late_output(bot)
         bot.busy = False
         bot.last_match = match
+        bot.releases += 1
         bot.answered = lambda: False
         log = bot.take_log()
         bot.late_room = max(0, bot.limits.output_bytes - len(log.text.encode()))
@@ -364,15 +369,38 @@ class BotPool:
         assert stream is not None
         while chunk := await stream.read(_READ_BYTES):
             bot.tail = (bot.tail + chunk)[-_TAIL_BYTES:]
-            if (not bot.busy or not bot.answered()) and bot.last_match is not None:
-                dropped = bot.late.add(chunk, bot.late_room)
-            else:
-                dropped = bot.capture.add(chunk, bot.limits.output_bytes)
+            late = (not bot.busy or not bot.answered()) and bot.last_match is not None
+            dropped = False
+            if not late and bot.open_line_match == bot.releases - 1:
+                # The rest of a line begun in the match just played goes with its start:
+                # a bot's writes and its answers reach the arena on separate channels (and
+                # past the limit stderr is read slowly), and an unbuffered print writes a
+                # line and its newline apart.
+                end = chunk.find(b"\n") + 1 or len(chunk)
+                dropped = self._keep(bot, chunk[:end], late=True)
+                chunk = chunk[end:]
+            if chunk:
+                dropped = self._keep(bot, chunk, late) or dropped
             if dropped:
                 # Past its limit, a bot's stderr is drained slowly: read as fast as it
                 # writes, a flood would keep the arena's event loop (every match's
                 # referee) busy; a bot that goes on writing blocks on its full pipe.
                 await asyncio.sleep(_DRAIN_PAUSE_SECONDS)
+
+    @staticmethod
+    def _keep(bot: BotProcess, data: bytes, late: bool) -> bool:
+        """Keep stderr bytes for the current match or, ``late``, for the last one; True when
+        some were dropped. Tracks the line left open, up to ``_TAIL_BYTES`` of it."""
+        start = data.rfind(b"\n") + 1
+        open_bytes = len(data) - start + (bot.open_line_bytes if start == 0 else 0)
+        if 0 < open_bytes <= _TAIL_BYTES:
+            bot.open_line_match = bot.releases - 1 if late else bot.releases
+            bot.open_line_bytes = open_bytes
+        else:
+            bot.open_line_match, bot.open_line_bytes = None, 0
+        if late:
+            return bot.late.add(data, bot.late_room)
+        return bot.capture.add(data, bot.limits.output_bytes)
 
     async def _wait_exit(self, bot: BotProcess) -> None:
         # Not process.wait(): asyncio waits there for the pipes to close too, and a child
