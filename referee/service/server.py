@@ -23,6 +23,10 @@ SERVICES = (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME)
 # A connection that has not spoken HTTP/2 this long after it opened is closed (gRPC's
 # default is 120 s): connections opened and left silent cannot pile up.
 HANDSHAKE_SECONDS = 10.0
+# A connection with no call in progress this long is closed (gRPC's default: never), so
+# connections that spoke HTTP/2 and then hold still cannot pile up either. Clients
+# reconnect by themselves on their next call; a bot's Play stream is a call in progress.
+IDLE_CONNECTION_SECONDS = 60.0
 
 
 def raise_open_files_limit() -> None:
@@ -65,6 +69,7 @@ async def start_server(
             ("grpc.max_receive_message_length", max(max_message_bytes, MAX_RECEIVE_BYTES)),
             ("grpc.so_reuseport", 0),
             ("grpc.server_handshake_timeout_ms", int(HANDSHAKE_SECONDS * 1000)),
+            ("grpc.max_connection_idle_ms", int(IDLE_CONNECTION_SECONDS * 1000)),
             ("grpc.max_allowed_incoming_connections", connection_cap()),
         ]
     )

@@ -283,3 +283,51 @@ def test_silent_connections_are_closed_and_never_take_every_descriptor(
     assert taken <= 8 + 2  # the cap, and a descriptor or two of gRPC's own
     assert closed == 24  # every silent one, the cap's worth at a time
     assert status == health_pb2.HealthCheckResponse.SERVING
+
+
+def test_connections_that_spoke_http2_and_hold_still_are_closed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A connection past its handshake with no call in progress is closed after
+    IDLE_CONNECTION_SECONDS; one with a call in progress (a stream) is kept, and a client
+    whose idle connection was closed calls again without noticing."""
+    monkeypatch.setattr(server_module, "IDLE_CONNECTION_SECONDS", 1.0)
+    preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])  # SETTINGS
+
+    async def scenario() -> tuple[float | None, bool, int]:
+        server = await start_server(RefereeCore(), ["127.0.0.1:0"])
+        address = server.bound_addresses[0]  # type: ignore[attr-defined]
+        host, port = address.rsplit(":", 1)
+        still = socket.create_connection((host, int(port)))
+        try:
+            async with grpc.aio.insecure_channel(address) as channel:
+                health = health_pb2_grpc.HealthStub(channel)
+                watch = health.Watch(health_pb2.HealthCheckRequest())
+                await watch.read()  # the stream is up: its connection has a call in progress
+                still.sendall(preface)
+                still.setblocking(False)
+                opened, closed_after = time.monotonic(), None
+                while closed_after is None and time.monotonic() - opened < 8:
+                    await asyncio.sleep(0.1)
+                    with contextlib.suppress(BlockingIOError):
+                        while chunk := still.recv(4096):  # the server's SETTINGS, GOAWAY
+                            pass
+                        if chunk == b"":
+                            closed_after = time.monotonic() - opened
+                stream_alive = not watch.done()
+                watch.cancel()
+            async with grpc.aio.insecure_channel(address) as channel:
+                health = health_pb2_grpc.HealthStub(channel)
+                await health.Check(health_pb2.HealthCheckRequest(), timeout=10)
+                await asyncio.sleep(2.5)  # idle: the server closes this connection
+                reply = await health.Check(health_pb2.HealthCheckRequest(), timeout=10)
+            return closed_after, stream_alive, reply.status
+        finally:
+            still.close()
+            await server.stop(0)
+
+    closed_after, stream_alive, status = asyncio.run(scenario())
+    # closed for idling, well before the handshake limit (10 s) could have applied
+    assert closed_after is not None and closed_after < 8
+    assert stream_alive
+    assert status == health_pb2.HealthCheckResponse.SERVING
