@@ -15,6 +15,7 @@ from grpc_reflection.v1alpha import reflection
 
 from referee.service.core import RefereeCore
 from referee.service.errors import RefereeError
+from referee.service.open_calls import OpenCallsPerPeer
 from referee.service.servicer import SERVICE_NAME, RefereeServicer, handlers
 from referee.service.sessions import MAX_RECEIVE_BYTES
 from referee.v1 import referee_pb2 as pb
@@ -65,13 +66,14 @@ async def start_server(
     RefereeError (one line) when an address cannot be listened on."""
     raise_open_files_limit()
     server = grpc.aio.server(
+        interceptors=[OpenCallsPerPeer()],
         options=[
             ("grpc.max_receive_message_length", max(max_message_bytes, MAX_RECEIVE_BYTES)),
             ("grpc.so_reuseport", 0),
             ("grpc.server_handshake_timeout_ms", int(HANDSHAKE_SECONDS * 1000)),
             ("grpc.max_connection_idle_ms", int(IDLE_CONNECTION_SECONDS * 1000)),
             ("grpc.max_allowed_incoming_connections", connection_cap()),
-        ]
+        ],
     )
     server.add_generic_rpc_handlers((handlers(RefereeServicer(core, admin_token, private_watch)),))
     for add_service in services:

@@ -19,6 +19,7 @@ from referee.service.connection import Connection
 from referee.service.core import RefereeCore, WatchLimitError
 from referee.service.errors import RefereeError
 from referee.service.messages import match_over
+from referee.service.peers import peer_address
 from referee.service.sessions import MAX_MESSAGE_BYTES, PlayerSession
 from referee.v1 import referee_pb2 as pb
 
@@ -122,7 +123,7 @@ class RefereeServicer:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
             return
         delay = max(runtime.spectator_delay, request.delay_seconds)
-        peer = _peer_address(context.peer())
+        peer = peer_address(context.peer())
         try:
             self.core.admit_watcher(runtime, peer)
         except WatchLimitError as exc:
@@ -234,13 +235,6 @@ class RefereeServicer:
         if runtime.result is not None:
             response.result.CopyFrom(match_over(runtime.result, -1))
         return response
-
-
-def _peer_address(peer: str) -> str:
-    """A client's address without its port ("ipv4:10.0.0.5:41234" -> "ipv4:10.0.0.5")."""
-    if peer.startswith(("ipv4:", "ipv6:")):
-        return peer.rsplit(":", 1)[0]
-    return peer.split(":", 1)[0]  # unix: every local client is one address
 
 
 class _Abort(Exception):

@@ -14,12 +14,14 @@ from pathlib import Path
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from arena.bots import BotPool
 from referee.match import MatchConfig, MatchResult
 from referee.service import RefereeCore, start_server
 from referee.service import server as server_module
 from referee.service.connection import MAX_QUEUED_BYTES, MAX_QUEUED_MESSAGES
+from referee.service.open_calls import OPEN_CALLS_PER_PEER
 from referee.service.sessions import MAX_UNASKED_MESSAGES
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
@@ -331,3 +333,49 @@ def test_connections_that_spoke_http2_and_hold_still_are_closed(
     assert closed_after is not None and closed_after < 8
     assert stream_alive
     assert status == health_pb2.HealthCheckResponse.SERVING
+
+
+def test_tokenless_streams_are_capped_per_client_address() -> None:
+    """Health Watch and reflection streams need no token and stay open as long as their
+    client likes: one address may hold OPEN_CALLS_PER_PEER of them, the next is refused
+    with RESOURCE_EXHAUSTED until one ends; short calls are not counted."""
+
+    async def scenario() -> tuple[grpc.StatusCode, str, int, int]:
+        server = await start_server(RefereeCore(), ["127.0.0.1:0"])
+        address = server.bound_addresses[0]  # type: ignore[attr-defined]
+        try:
+            async with grpc.aio.insecure_channel(address) as channel:
+                health = health_pb2_grpc.HealthStub(channel)
+                reflection = reflection_pb2_grpc.ServerReflectionStub(channel)
+                held: list[grpc.aio.Call] = []
+                for _ in range(OPEN_CALLS_PER_PEER - 1):
+                    watch = health.Watch(health_pb2.HealthCheckRequest())
+                    await watch.read()
+                    held.append(watch)
+                info = reflection.ServerReflectionInfo()
+                await info.write(reflection_pb2.ServerReflectionRequest(list_services=""))
+                services = len((await info.read()).list_services_response.service)
+                held.append(info)  # its request stream still open: the call is held
+                refused = health.Watch(health_pb2.HealthCheckRequest())
+                with pytest.raises(grpc.aio.AioRpcError) as caught:
+                    await refused.read()
+                checked = await health.Check(health_pb2.HealthCheckRequest(), timeout=10)
+                held.pop(0).cancel()
+                await asyncio.sleep(0.5)  # the server sees the cancellation
+                again = health.Watch(health_pb2.HealthCheckRequest())
+                status = (await again.read()).status
+                for call in [*held, again]:
+                    call.cancel()
+            error = caught.value
+            assert checked.status == health_pb2.HealthCheckResponse.SERVING
+            return error.code(), error.details() or "", status, services
+        finally:
+            await server.stop(0)
+
+    code, details, status, services = asyncio.run(scenario())
+    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert f"{OPEN_CALLS_PER_PEER} health or reflection streams are open from ipv4:127.0.0.1" in (
+        details
+    )
+    assert status == health_pb2.HealthCheckResponse.SERVING  # admitted once one ended
+    assert services >= 3

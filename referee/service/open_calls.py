@@ -1,0 +1,110 @@
+"""A cap on the long calls anyone may hold without a token, per client address.
+
+The health service's Watch and server reflection's stream stay open as long as their
+client likes, and need no token. Each held call keeps its connection from being closed
+for idling (server.IDLE_CONNECTION_SECONDS), so without a cap one client could hold
+connections up to the server's connection cap and have every other client refused. The
+referee's own Watch has its caps in RefereeCore.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import grpc
+
+from referee.service.peers import peer_address
+
+OPEN_CALLS_PER_PEER = 16
+if TYPE_CHECKING:  # generic in grpc-stubs only
+    Context = grpc.aio.ServicerContext[Any, Any]
+    Handler = grpc.RpcMethodHandler[Any, Any]
+    Interceptor = grpc.aio.ServerInterceptor[Any, Any]
+else:
+    Interceptor = grpc.aio.ServerInterceptor
+CAPPED_METHODS = frozenset(
+    {
+        "/grpc.health.v1.Health/Watch",
+        "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+        "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+    }
+)
+
+
+class OpenCallsPerPeer(Interceptor):
+    """Refuses (RESOURCE_EXHAUSTED) a capped call from an address that already holds
+    ``limit`` of them; other calls pass untouched."""
+
+    def __init__(self, limit: int = OPEN_CALLS_PER_PEER) -> None:
+        self.limit = limit
+        self.open_by_peer: Counter[str] = Counter()
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[Any], Awaitable[Handler]],
+        details: grpc.HandlerCallDetails,
+    ) -> Handler:
+        handler = await continuation(details)
+        if handler is None or details.method not in CAPPED_METHODS:
+            return handler
+        behavior: Any = handler.unary_stream or handler.stream_stream
+        if behavior is None:
+            return handler
+        if inspect.isasyncgenfunction(behavior):
+            wrapped = self._generator(behavior)
+        else:
+            wrapped = self._coroutine(behavior)
+        make = (
+            grpc.unary_stream_rpc_method_handler
+            if handler.unary_stream is not None
+            else grpc.stream_stream_rpc_method_handler
+        )
+        return make(
+            wrapped,
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
+
+    async def _admit(self, context: Context) -> str:
+        peer = peer_address(context.peer())
+        if self.open_by_peer[peer] >= self.limit:
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"{self.open_by_peer[peer]} health or reflection streams are open from "
+                f"{peer}, the most one client address may hold",
+            )
+        self.open_by_peer[peer] += 1
+        return peer
+
+    def _release(self, peer: str) -> None:
+        self.open_by_peer[peer] -= 1
+        if not self.open_by_peer[peer]:
+            del self.open_by_peer[peer]
+
+    def _coroutine(self, behavior: Callable[..., Awaitable[Any]]) -> Callable[..., Any]:
+        """For a handler that writes with ``context.write`` (the health Watch)."""
+
+        async def capped(request: Any, context: Context) -> Any:
+            peer = await self._admit(context)
+            try:
+                return await behavior(request, context)
+            finally:
+                self._release(peer)
+
+        return capped
+
+    def _generator(self, behavior: Callable[..., AsyncIterator[Any]]) -> Callable[..., Any]:
+        """For a handler that yields its replies (reflection)."""
+
+        async def capped(request: Any, context: Context) -> AsyncIterator[Any]:
+            peer = await self._admit(context)
+            try:
+                async for reply in behavior(request, context):
+                    yield reply
+            finally:
+                self._release(peer)
+
+        return capped
