@@ -10,13 +10,12 @@ referee's own Watch has its caps in RefereeCore.
 from __future__ import annotations
 
 import inspect
-from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import grpc
 
-from referee.service.peers import peer_address
+from referee.service.peers import PerAddress, peer_address
 
 OPEN_CALLS_PER_PEER = 16
 if TYPE_CHECKING:  # generic in grpc-stubs only
@@ -39,8 +38,7 @@ class OpenCallsPerPeer(Interceptor):
     ``limit`` of them; other calls pass untouched."""
 
     def __init__(self, limit: int = OPEN_CALLS_PER_PEER) -> None:
-        self.limit = limit
-        self.open_by_peer: Counter[str] = Counter()
+        self.open = PerAddress(limit)
 
     async def intercept_service(
         self,
@@ -70,19 +68,13 @@ class OpenCallsPerPeer(Interceptor):
 
     async def _admit(self, context: Context) -> str:
         peer = peer_address(context.peer())
-        if self.open_by_peer[peer] >= self.limit:
+        if not self.open.take(peer):
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
-                f"{self.open_by_peer[peer]} health or reflection streams are open from "
-                f"{peer}, the most one client address may hold",
+                f"{self.open.limit} health or reflection streams are open from {peer}, "
+                "the most one client address may hold",
             )
-        self.open_by_peer[peer] += 1
         return peer
-
-    def _release(self, peer: str) -> None:
-        self.open_by_peer[peer] -= 1
-        if not self.open_by_peer[peer]:
-            del self.open_by_peer[peer]
 
     def _coroutine(self, behavior: Callable[..., Awaitable[Any]]) -> Callable[..., Any]:
         """For a handler that writes with ``context.write`` (the health Watch)."""
@@ -92,7 +84,7 @@ class OpenCallsPerPeer(Interceptor):
             try:
                 return await behavior(request, context)
             finally:
-                self._release(peer)
+                self.open.give_back(peer)
 
         return capped
 
@@ -105,6 +97,6 @@ class OpenCallsPerPeer(Interceptor):
                 async for reply in behavior(request, context):
                     yield reply
             finally:
-                self._release(peer)
+                self.open.give_back(peer)
 
         return capped

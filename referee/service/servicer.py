@@ -19,13 +19,18 @@ from referee.service.connection import Connection
 from referee.service.core import RefereeCore, WatchLimitError
 from referee.service.errors import RefereeError
 from referee.service.messages import match_over
-from referee.service.peers import peer_address
+from referee.service.peers import PerAddress, peer_address
 from referee.service.sessions import MAX_MESSAGE_BYTES, PlayerSession
 from referee.v1 import referee_pb2 as pb
 
 PROTOCOL = "referee.v1"
 SERVICE_NAME = "referee.v1.Referee"
 HELLO_TIMEOUT = 30.0  # seconds a new stream has to say hello
+# Play streams one network address may hold open before their Hello: a client re-opening
+# streams that never say Hello would otherwise keep connections from ever idling out.
+# Local (unix socket) clients are not counted: they are the arena's own bots, started in
+# bursts.
+HELLO_WAITS_PER_PEER = 64
 STREAM_END_GRACE = 0.5  # seconds for a disconnect to show after the reads end
 
 
@@ -40,16 +45,27 @@ class RefereeServicer:
         # Watch needs the admin token too: where the players may be spectators of other
         # matches on their own deal (a tournament's referee, docs/security.md).
         self.private_watch = private_watch
+        self.hello_waits = PerAddress(HELLO_WAITS_PER_PEER)
 
     async def Play(
         self,
         request_iterator: AsyncIterator[bytes],
         context: grpc.aio.ServicerContext[bytes, bytes],
     ) -> AsyncIterator[bytes]:
+        peer = peer_address(context.peer())
+        counted = not peer.startswith("unix")
+        if counted and not self.hello_waits.take(peer):
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"{self.hello_waits.limit} Play streams from {peer} have not said Hello yet",
+            )
         try:
             raw = await asyncio.wait_for(anext(request_iterator), HELLO_TIMEOUT)
         except Exception:  # no hello in time, the stream ended, or a transport error
             return
+        finally:
+            if counted:
+                self.hello_waits.give_back(peer)
         session, refusal = self._hello(raw)
         if session is None:
             yield pb.RefereeMessage(error=refusal).SerializeToString()

@@ -89,7 +89,9 @@ class RefereeServicer:
         match in progress and the Turn awaiting an answer (same request_id, seconds_left
         brought up to date, and without the events it carried if it was already sent).
         Events sent while the bot was away are not resent. A Turn whose deadline passes
-        while no connection is open is a "disconnect" fault.
+        while no connection is open is a "disconnect" fault. One network address (not a
+        unix socket) may hold 64 streams that have not said Hello yet; more are refused
+        with RESOURCE_EXHAUSTED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -22,6 +22,7 @@ from referee.service import RefereeCore, start_server
 from referee.service import server as server_module
 from referee.service.connection import MAX_QUEUED_BYTES, MAX_QUEUED_MESSAGES
 from referee.service.open_calls import OPEN_CALLS_PER_PEER
+from referee.service.servicer import HELLO_WAITS_PER_PEER
 from referee.service.sessions import MAX_UNASKED_MESSAGES
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
@@ -379,3 +380,41 @@ def test_tokenless_streams_are_capped_per_client_address() -> None:
     )
     assert status == health_pb2.HealthCheckResponse.SERVING  # admitted once one ended
     assert services >= 3
+
+
+def test_play_streams_waiting_for_hello_are_capped_per_network_address() -> None:
+    """A client re-opening Play streams that never say Hello could keep its connections
+    from idling out: one network address may hold HELLO_WAITS_PER_PEER such streams; the
+    next is refused with RESOURCE_EXHAUSTED, and a stream that says Hello frees its place."""
+
+    async def scenario() -> tuple[grpc.StatusCode, str, str]:
+        server = await start_server(RefereeCore(), ["127.0.0.1:0"])
+        address = server.bound_addresses[0]  # type: ignore[attr-defined]
+        try:
+            async with grpc.aio.insecure_channel(address) as channel:
+                stub = referee_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
+                waiting = [stub.Play() for _ in range(HELLO_WAITS_PER_PEER)]
+                await asyncio.gather(*(call.wait_for_connection() for call in waiting))
+                await asyncio.sleep(0.5)  # every stream has reached the servicer
+                refused = stub.Play()
+                with pytest.raises(grpc.aio.AioRpcError) as caught:
+                    await refused.read()
+                hello = pb.BotMessage(hello=pb.Hello(token="not a token"))
+                await waiting[0].write(hello)
+                answer = await waiting[0].read()
+                admitted = stub.Play()
+                await admitted.write(hello)
+                again = await admitted.read()
+                for call in [*waiting, admitted]:
+                    call.cancel()
+            assert answer.error.code == "unauthenticated"
+            return caught.value.code(), caught.value.details() or "", again.error.code
+        finally:
+            await server.stop(0)
+
+    code, details, again = asyncio.run(scenario())
+    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert details == (
+        f"{HELLO_WAITS_PER_PEER} Play streams from ipv4:127.0.0.1 have not said Hello yet"
+    )
+    assert again == "unauthenticated"  # a place freed: heard, and refused for its token
