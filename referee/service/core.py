@@ -7,7 +7,6 @@ import hmac
 import itertools
 import secrets
 import time
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +19,7 @@ from referee.match import (
 from referee.service.batching import EventBatcher
 from referee.service.errors import RefereeError
 from referee.service.matches import MatchRuntime
+from referee.service.peers import PerAddress
 from referee.service.sessions import PlayerSession
 
 KEEP_FINISHED = 200  # finished matches a long-running referee keeps in memory
@@ -43,8 +43,7 @@ class RefereeCore:
         watchers_per_peer: int = WATCHERS_PER_PEER,
     ) -> None:
         self.watchers_per_match = watchers_per_match
-        self.watchers_per_peer = watchers_per_peer
-        self.watchers_by_peer: Counter[str] = Counter()
+        self.watchers_by_peer = PerAddress(watchers_per_peer)
         self.sessions: dict[str, PlayerSession] = {}
         self.matches: dict[str, MatchRuntime] = {}
         self.batcher = EventBatcher()
@@ -154,19 +153,16 @@ class RefereeCore:
                 f"match {runtime.spec.match_id} already has {runtime.watchers} watchers, "
                 "the most this referee allows"
             )
-        if self.watchers_by_peer[peer] >= self.watchers_per_peer:
+        if not self.watchers_by_peer.take(peer):
             raise WatchLimitError(
-                f"{self.watchers_by_peer[peer]} Watch streams are open from {peer}, "
+                f"{self.watchers_by_peer.limit} Watch streams are open from {peer}, "
                 "the most this referee allows per address"
             )
         runtime.watchers += 1
-        self.watchers_by_peer[peer] += 1
 
     def release_watcher(self, runtime: MatchRuntime, peer: str) -> None:
         runtime.watchers -= 1
-        self.watchers_by_peer[peer] -= 1
-        if not self.watchers_by_peer[peer]:
-            del self.watchers_by_peer[peer]
+        self.watchers_by_peer.give_back(peer)
 
     def forget_match(self, match_id: str) -> None:
         self.matches.pop(match_id, None)
