@@ -119,7 +119,7 @@ class BotProcess:
     answered: Callable[[], bool] = field(default=lambda: True)
     late_room: int = 0  # what the stderr limit leaves for ``late``
     tail: bytes = b""
-    releases: int = 0  # matches played: the number of the match being played, from 0
+    releases: int = 0  # matches handed back: also the number (from 0) of the one in play
     # The number of the match the last stderr line still unfinished went to, and its length.
     open_line_match: int | None = None
     open_line_bytes: int = 0
