@@ -221,11 +221,17 @@ def tree_usage(roots: Sequence[int]) -> dict[int, TreeUsage]:
 
 
 def open_files(pids: Iterable[int]) -> int:
-    """File descriptors open in ``pids`` (processes: their threads share them)."""
+    """File descriptors open in ``pids`` (processes: their threads share them). A process
+    that made itself unreadable (prctl PR_SET_DUMPABLE 0: then only root may list its
+    descriptors) counts as many as its limit lets it hold."""
     total = 0
     for pid in pids:
-        with contextlib.suppress(OSError):  # gone meanwhile
+        try:
             total += len(os.listdir(f"/proc/{pid}/fd"))
+        except PermissionError:
+            total += OPEN_FILES_PER_PROCESS
+        except OSError:  # gone meanwhile
+            pass
     return total
 
 

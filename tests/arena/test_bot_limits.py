@@ -3,15 +3,19 @@ stop a bot and record a fault while the tournament goes on; stderr is kept per m
 
 from __future__ import annotations
 
+import ctypes
 import json
+import os
 import resource
+import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from arena.bots import OPEN_FILES_PER_PROCESS, with_open_files_limit
+from arena.bots import OPEN_FILES_PER_PROCESS, open_files, with_open_files_limit
 from referee.replay import parse_replay
 from tests.conftest import arena
 
@@ -143,3 +147,56 @@ def test_a_bot_process_gets_its_open_files_limit_and_cannot_raise_it() -> None:
     assert _limits_seen(None) == f"{OPEN_FILES_PER_PROCESS} {OPEN_FILES_PER_PROCESS}"
     # under a hard limit already lower, the bot still starts, with that lower limit
     assert _limits_seen(256) == "256 256"
+
+
+NOBODY = 65534
+PR_SET_DUMPABLE = 4
+
+
+def _forked(work: Callable[[int], None]) -> tuple[int, int]:
+    """Run ``work(write_fd)`` in a forked child as an unprivileged user (nobody when this
+    runs as root, else this user); returns the child's pid and the pipe's read end."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: plain system calls only, then _exit
+        try:
+            os.close(read_end)
+            if os.geteuid() == 0:
+                os.setgroups([])
+                os.setresgid(NOBODY, NOBODY, NOBODY)
+                os.setresuid(NOBODY, NOBODY, NOBODY)
+            work(write_end)
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    return pid, read_end
+
+
+def test_a_process_that_hides_its_descriptors_counts_as_its_limit() -> None:
+    """A bot process that makes itself non-dumpable cannot have its descriptors listed by
+    an arena that is not root: it counts as the most it may hold, not as none."""
+
+    def hide(out: int) -> None:
+        ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+        held = [os.open("/", os.O_RDONLY) for _ in range(5)]
+        os.write(out, f"{len(held)}\n".encode())
+        signal.pause()
+
+    target, from_target = _forked(hide)
+    try:
+        assert os.read(from_target, 64).strip() == b"5"
+
+        def count(out: int) -> None:
+            os.write(out, f"{open_files([target])} {open_files([os.getpid()])}\n".encode())
+
+        reader, from_reader = _forked(count)
+        seen = os.read(from_reader, 64).decode().split()
+        os.waitpid(reader, 0)
+        os.close(from_reader)
+    finally:
+        os.kill(target, signal.SIGKILL)
+        os.waitpid(target, 0)
+        os.close(from_target)
+    hidden, own = (int(n) for n in seen)
+    assert hidden == OPEN_FILES_PER_PROCESS
+    assert 0 < own < OPEN_FILES_PER_PROCESS  # a readable process counts as it is
