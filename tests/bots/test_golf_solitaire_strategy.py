@@ -5,6 +5,8 @@ answers with an illegal code."""
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
 import itertools
 import json
 import random
@@ -278,3 +280,23 @@ def test_solitaire_eval_scores_no_bot_below_the_hindsight_solver(tmp_path: Path)
         assert [r["deal"] for r in rows] == [1, 2, 3, 4]
         assert all(r["score"] >= best[r["deal"]] for r in rows), label
         assert all(r["decisions"] > 0 for r in rows)
+        # compared with the first bot listed, deal by deal
+        paired = bots[label]["paired_with_first"]
+        diffs = [r["score"] - best[r["deal"]] for r in rows]
+        assert paired["score_difference"] == pytest.approx(sum(diffs) / len(diffs))
+        assert paired["cleared_only_this"] == 0  # nothing clears where hindsight cannot
+        lost = sum(1 for r in rows if best[r["deal"]] <= 0 < r["score"])
+        assert paired["cleared_only_first"] == lost
+    assert "paired_with_first" not in bots["hindsight"]
+
+
+def test_solitaire_eval_sign_test_is_exact() -> None:
+    path = str(ROOT / "scripts" / "solitaire_eval")
+    loader = importlib.machinery.SourceFileLoader("solitaire_eval", path)
+    spec = importlib.util.spec_from_file_location("solitaire_eval", path, loader=loader)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    assert module.sign_test_p(0, 7) == pytest.approx(2 / 2**7)
+    assert module.sign_test_p(9, 1) == pytest.approx(2 * (1 + 10) / 2**10)
+    assert module.sign_test_p(3, 3) == 1.0 and module.sign_test_p(0, 0) == 1.0
