@@ -2,6 +2,13 @@
 starts, where the machine lets the arena create cgroups (cgroup v2 with the memory and
 pids controllers delegated, or the v1 memory, pids and cpuacct hierarchies).
 
+Where the CPU controller can be used too (v2's ``cpu``, the v1 ``cpu`` hierarchy), each bot
+is also one CPU group of equal weight: under contention the kernel shares the CPU between
+groups first, so a bot gets one bot's share however many processes or sessions it starts.
+Outside a CPU group every session is a group of its own (the kernel's autogroup), and a
+bot whose helpers call setsid() took 15 parts in 16 of a core from the opponent it shared
+it with (docs/security.md).
+
 A bot's launcher joins its cgroup before it execs the bot (see ``BotCgroup.join_command``),
 so every process the bot ever starts is inside from the first instruction: setsid(),
 double forks and new pid namespaces do not leave it. The kernel enforces the memory and
@@ -28,6 +35,7 @@ from arena.lifecycle import owner_is_dead, owner_tag
 
 _ROOT = Path("/sys/fs/cgroup")
 _V1_CONTROLLERS = ("memory", "pids", "cpuacct")
+_V1_CPU = "cpu"  # used where it can be: equal CPU shares between bots
 _PREFIX = "card-arena-"  # and the owner_tag of the arena process that made it
 
 
@@ -93,6 +101,15 @@ class CgroupRoot:
     version: int
     parents: dict[str, Path]  # controller (or "unified") -> this arena's directory
 
+    @property
+    def shares_cpu(self) -> bool:
+        """Whether each bot is a CPU group of its own (equal weight under contention)."""
+        if self.version == 1:  # its own hierarchy, or mounted with cpuacct
+            return any((p / "cpu.shares").exists() for p in self.parents.values())
+        with contextlib.suppress(OSError):
+            return "cpu" in (self.parents["unified"] / "cgroup.subtree_control").read_text().split()
+        return False
+
     def create(self, name: str, memory_mb: float | None, max_processes: int | None) -> BotCgroup:
         dirs = {}
         for controller, parent in self.parents.items():
@@ -126,8 +143,10 @@ def available() -> CgroupRoot | None:
             if {"memory", "pids"} <= set(enabled):
                 parent = _try_parent(base, "unified")
                 if parent is not None:
-                    with contextlib.suppress(OSError):
-                        (parent / "cgroup.subtree_control").write_text("+memory +pids +cpu")
+                    # One write per controller: one the parent lacks fails its write alone.
+                    for controller in ("memory", "pids", "cpu"):
+                        with contextlib.suppress(OSError):
+                            (parent / "cgroup.subtree_control").write_text(f"+{controller}")
                     root = CgroupRoot(2, {"unified": parent})
                     atexit.register(root.remove)
                     return root
@@ -142,11 +161,26 @@ def available() -> CgroupRoot | None:
             break
         parents[controller] = parent
     if len(parents) == len(_V1_CONTROLLERS):
+        cpu = _v1_cpu_parent(set(parents.values()))
+        if cpu is not None:
+            parents[_V1_CPU] = cpu
         root = CgroupRoot(1, parents)
         atexit.register(root.remove)
         return root
     CgroupRoot(1, parents).remove()
     return None
+
+
+def _v1_cpu_parent(taken: set[Path]) -> Path | None:
+    """This arena's directory in the v1 cpu hierarchy, or None where there is none to use
+    or it is the cpuacct one (mounted together as "cpu,cpuacct")."""
+    try:
+        base = _ROOT / _V1_CPU / _own_path(_V1_CPU).lstrip("/")
+    except OSError:
+        return None
+    if not base.is_dir() or any(base.resolve() == p.parent.resolve() for p in taken):
+        return None
+    return _try_parent(base, _V1_CPU)
 
 
 def _read_int(path: Path, default: int = 0) -> int:

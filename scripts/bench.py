@@ -17,7 +17,16 @@ Printed: the figures and the ratios the design sets targets for (referee at N ma
 >= 0.8 x ping-pong at N streams; every engine >= 3 x the referee's decisions/s), with
 the ratios that say where the time goes. Every process shares the machine's cores, so
 the CPU figures per decision explain the throughput ones.
-The figures that share the cores (1-3) are measured in --rounds rounds and reported as\nmedians; each ratio is taken within a round, then the median over rounds.\nUsage: scripts/bench [--streams 16] [--seconds 8] [--rounds 3] [--games gin_rummy,golf] [--json]
+The figures that share the cores (1-3) are measured in --rounds rounds and reported as
+medians; each ratio is taken within a round, then the median over rounds.
+
+Separately, ``--workers 1,2`` measures whole tournaments on local Dask workers beside one
+in process, and ``--cpu-share`` how much a bot that starts 20 spinning sessions slows the
+opponent's thinking (wall over CPU time per turn), beside an idle opponent, with the
+arena's cgroups and without.
+
+Usage: scripts/bench [--streams 16] [--seconds 8] [--rounds 3] [--games gin_rummy,golf] [--json]
+       scripts/bench --workers 1,2 | --cpu-share
 """
 
 from __future__ import annotations
@@ -474,10 +483,18 @@ def main() -> None:
         "(beside the same tournament in process; needs card-arena[dask])",
     )
     parser.add_argument("--worker-matches", type=int, default=48, help="matches per tournament")
+    parser.add_argument(
+        "--cpu-share",
+        action="store_true",
+        help="only measure how much a bot that starts many sessions slows its opponent",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.workers:
         scaling(args)
+        return
+    if args.cpu_share:
+        cpu_share(args)
         return
 
     n = args.streams
@@ -535,6 +552,138 @@ def scaling(args: Any) -> None:
             f"decisions/s  referee {f['referee_us']:5.0f} us/decision  bots "
             f"{f['bots_us']:5.0f} us/decision  x{f['matches_per_s'] / base:.2f} of in process"
         )
+
+
+# ---- CPU share under a hostile opponent (--cpu-share) -------------------------------
+
+# A bot that thinks a fixed amount per turn and reports the wall and CPU time it took.
+_THINKER = """
+import random, sys, time
+from referee.client import run_bot
+def choose(observation, legal):
+    wall, cpu = time.monotonic(), time.process_time()
+    sum(range(6_000_000))
+    print("TURN", time.monotonic() - wall, time.process_time() - cpu, file=sys.stderr)
+    return random.choice(legal)
+run_bot(choose, name="thinker")
+"""
+# On its first turn starts ``argv[1]`` helpers that each call setsid() and spin, then
+# plays on at once: what takes the CPU its opponent thinks with, if anything lets it.
+_SWARM = """
+import os, random, sys
+from referee.client import run_bot
+started = False
+def choose(observation, legal):
+    global started
+    if not started:
+        started = True
+        for _ in range(int(sys.argv[1])):
+            if os.fork() == 0:
+                os.setsid()
+                while True:
+                    pass
+    return random.choice(legal)
+run_bot(choose, name="swarm")
+"""
+
+
+def _thinking_slowdown(folder: Path, opponent: str, cgroups: bool) -> float:
+    """How many times longer than its CPU time a thinking turn takes in wall time, over
+    two gin rummy matches against ``opponent`` (idle or swarm)."""
+    env = {**os.environ, "ARENA_DB": str(folder / f"{opponent}-{cgroups}.db")}
+    if not cgroups:
+        env["ARENA_CGROUPS"] = "off"
+
+    def arena(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "arena.cli", *args],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout
+
+    helpers = "20" if opponent == "swarm" else "0"
+    arena(
+        "bots",
+        "add",
+        "thinker",
+        "--game",
+        "gin_rummy",
+        "--cwd",
+        str(folder),
+        "--",
+        "python",
+        "thinker.py",
+    )
+    arena(
+        "bots",
+        "add",
+        opponent,
+        "--game",
+        "gin_rummy",
+        "--cwd",
+        str(folder),
+        "--",
+        "python",
+        "swarm.py",
+        helpers,
+    )
+    arena(
+        "tournament",
+        "run",
+        "--game",
+        "gin_rummy",
+        "--bots",
+        f"thinker,{opponent}",
+        "--rules",
+        "max_hands=1",
+        "--seed",
+        "7",
+        "--move-seconds",
+        "30",
+        "--json",
+    )
+    wall = cpu = 0.0
+    for match in json.loads(arena("matches", "list", "--json")):
+        for line in arena("replay", "export", match["id"]).splitlines():
+            record = json.loads(line)
+            for turn in record.get("text", "").splitlines() if record["type"] == "stderr" else []:
+                if turn.startswith("TURN "):
+                    wall += float(turn.split()[1])
+                    cpu += float(turn.split()[2])
+    return wall / cpu
+
+
+def cpu_share(args: Any) -> None:
+    """A thinking bot's slowdown against an opponent that starts 20 spinning sessions,
+    beside the same against an idle opponent, with the arena's cgroups and without."""
+    from arena import cgroups
+
+    root = cgroups.available()
+    with tempfile.TemporaryDirectory(prefix="bench-cpu-") as tmp:
+        folder = Path(tmp)
+        (folder / "thinker.py").write_text(_THINKER)
+        (folder / "swarm.py").write_text(_SWARM)
+        figures = {
+            f"{opponent}, {'cgroups' if on else 'no cgroups'}": _thinking_slowdown(
+                folder, opponent, on
+            )
+            for on in (True, False)
+            for opponent in ("idle", "swarm")
+        }
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return
+    shares = "each bot a CPU group" if root is not None and root.shares_cpu else "no CPU groups"
+    print(
+        f"machine: {os.cpu_count()} cores; with cgroups: {shares}. A bot's thinking turns, "
+        "wall time over CPU time, against each opponent:"
+    )
+    for name, value in figures.items():
+        print(f"  {name:24s} {value:6.2f}")
 
 
 def transport_and_referee(n: int, seconds: float, game: str) -> dict[str, float]:

@@ -1,6 +1,6 @@
 """Shared helpers of the security tests: the `arena` CLI with a chosen environment, the
-random and the hostile test bots registered, a tournament's stored stderr per seat, and a
-look for processes that outlived the arena."""
+random and the hostile test bots registered, a tournament in the background, a tournament's
+stored stderr per seat, and a look for processes that outlived the arena."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ import json
 import os
 import subprocess
 import sys
+import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,7 @@ import pytest
 
 from arena.sandbox import SandboxError, resolve
 from referee.replay import parse_replay
+from tests.conftest import dies_with_tests
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = Path(__file__).resolve().parent / "bots"
@@ -118,3 +121,29 @@ def survivors(marker: str) -> list[int]:
             if marker.encode() in cmdline:
                 found.append(int(name))
     return found
+
+
+def start_tournament(db: Path, sandbox: str, env: dict[str, str]) -> subprocess.Popen[str]:
+    """Two rounds of bots "linger" and "random" in the background, one match at a time."""
+    return subprocess.Popen(
+        [
+            *dies_with_tests(),
+            *(PY, "-m", "arena.cli", "tournament", "run", "--game", "gin_rummy"),
+            *("--bots", "linger,random", "--rules", "max_hands=1", "--rounds", "2"),
+            *("--concurrency", "1", "--sandbox", sandbox),
+        ],
+        cwd=ROOT,
+        env={**os.environ, "ARENA_DB": str(db), **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def wait_for(condition: Callable[[], object], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return False

@@ -10,49 +10,21 @@ import os
 import shutil
 import signal
 import sqlite3
-import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import dies_with_tests
 from tests.security.conftest import (
     LIMIT_SETTINGS,
-    PY,
-    ROOT,
     add_escaper,
     add_random,
     run_arena,
+    start_tournament,
     survivors,
     tournament,
+    wait_for,
 )
-
-
-def start_tournament(db: Path, sandbox: str, env: dict[str, str]) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [
-            *dies_with_tests(),
-            *(PY, "-m", "arena.cli", "tournament", "run", "--game", "gin_rummy"),
-            *("--bots", "linger,random", "--rules", "max_hands=1", "--rounds", "2"),
-            *("--concurrency", "1", "--sandbox", sandbox),
-        ],
-        cwd=ROOT,
-        env={**os.environ, "ARENA_DB": str(db), **env},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
-def wait_for(condition: object, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():  # type: ignore[operator]
-            return True
-        time.sleep(0.1)
-    return False
 
 
 def temp_dirs_of(pid: int, where: Path | None = None) -> list[Path]:

@@ -7,12 +7,14 @@ file outside its directory, connect to a loopback TCP port and rebuild its deal 
 every seed it can think of. The escapers
 (bots/escaper.py) leave setsid() helpers behind: one hogs memory and CPU, one holds the
 bot's stderr while the bot exits; others write their RAM-backed /tmp full, compute
-between their matches, flood stderr, or hold thousands of connections to the referee.
+between their matches, flood stderr, hold thousands of connections to the referee, or
+start sessions of their own to take more than one bot's share of the CPU.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
 import time
@@ -21,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from arena import cgroups
 from arena.bots import OPEN_FILES, OPEN_FILES_PER_PROCESS
 from referee.game import get_game, parse_rules
 from tests.security.conftest import (
@@ -31,9 +34,11 @@ from tests.security.conftest import (
     needs_bwrap,
     replays,
     run_arena,
+    start_tournament,
     stderr_of,
     survivors,
     tournament,
+    wait_for,
 )
 
 pytestmark = needs_bwrap
@@ -285,3 +290,72 @@ def test_a_stderr_flood_is_drained_slowly_past_the_limit(tmp_path: Path) -> None
     dropped = sum(log["dropped_bytes"] for log in logs)
     # 640 KiB/s plus what the pipe and a read hold: 8 MB/s leaves a wide margin.
     assert dropped < 8e6 * elapsed, (dropped, elapsed)
+
+
+def cpu_group(pid: int) -> Path:
+    """The directory of the CPU cgroup process ``pid`` is in (v1 cpu hierarchy, or v2)."""
+    root = Path("/sys/fs/cgroup")
+    v2 = None
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+        _, names, path = line.split(":", 2)
+        if "cpu" in names.split(","):
+            return root / names / path.lstrip("/")
+        if names == "":
+            v2 = (root / "unified" if (root / "unified").is_dir() else root) / path.lstrip("/")
+    assert v2 is not None, f"process {pid} is in no CPU cgroup"
+    return v2
+
+
+def command_line(pid: int) -> bytes:
+    return Path(f"/proc/{pid}/cmdline").read_bytes()
+
+
+def has_cpu_weight(group: Path) -> bool:
+    if (group / "cgroup.controllers").exists():  # v2: the parent enabled cpu for it
+        return "cpu" in (group / "cgroup.controllers").read_text().split()
+    return (group / "cpu.shares").exists()
+
+
+@pytest.mark.parametrize("sandbox", ["auto", "none"])
+def test_a_bot_and_the_sessions_it_starts_share_one_cpu_group(tmp_path: Path, sandbox: str) -> None:
+    """Under contention the kernel shares the CPU between CPU groups, then within each; out
+    of one, every session is a group of its own (autogroup). A bot whose 20 helpers each
+    called setsid() and spun slowed the opponent sharing its two cores about fifteen-fold
+    (scripts/bench --cpu-share); in one group with the bot, they hold one bot's share. The
+    lingering bot's helper calls setsid(): it must stay in its bot's CPU group, which the
+    arena made, with a CPU weight of its own."""
+    root = cgroups.available()
+    if root is None or not root.shares_cpu:
+        pytest.skip("this machine gives the arena no CPU controller (docs/security.md)")
+    db = tmp_path / "arena.db"
+    marker = add_escaper(db, "linger", "linger")
+    add_random(db)
+    proc = start_tournament(db, sandbox, {})
+    seen: list[set[Path]] = []
+
+    def cpu_groups_of_helper_and_bot() -> bool:
+        """Once the helper has called setsid(): its and its bot's CPU groups, in ``seen``."""
+        try:  # the marker is on bwrap's and the bot's command lines too
+            helpers = [p for p in survivors(marker) if b"setsid" in command_line(p)]
+            groups = set()
+            for helper in helpers:
+                bot = int(Path(f"/proc/{helper}/stat").read_text().rsplit(")", 1)[1].split()[1])
+                if os.getsid(helper) != helper or b"escaper.py" not in command_line(bot):
+                    return False
+                groups |= {cpu_group(helper), cpu_group(bot)}
+        except OSError:  # a process ended meanwhile: look again
+            return False
+        if helpers:
+            seen.append(groups)
+        return bool(helpers)
+
+    try:
+        assert wait_for(cpu_groups_of_helper_and_bot, 60), "no helper in a session of its own"
+        [group] = seen[-1]
+        assert group.parent.name.startswith("card-arena-"), group
+        assert has_cpu_weight(group), group
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert wait_for(lambda: not survivors(marker), 10)
