@@ -4,8 +4,11 @@ reports, leaderboards, match lists and replay pages, built on demand (standard l
 
 from __future__ import annotations
 
+import contextlib
 import html
+import socket
 import sqlite3
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -23,8 +26,18 @@ from arena.web.replay_page import replay_html
 from arena.web.report import gather, report_html
 from arena.web.upload import SUBMIT_PATH, handle_upload, json_body, too_large, upload_page
 from referee.replay import ReplayError, parse_replay
+from referee.service.peers import PerAddress
 
 IDLE_SECONDS = 30.0  # a connection silent this long is closed (each holds a thread)
+# Connections served at once, in all and per client address (each holds a thread and a
+# file descriptor): past them a connection gets 503 at once and is closed, so one client
+# holding connections cannot take the server from everyone else.
+MAX_CONNECTIONS = 128
+CONNECTIONS_PER_ADDRESS = 8
+_BUSY = (
+    b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/plain\r\nRetry-After: 5\r\n"
+    b"Content-Length: 45\r\nConnection: close\r\n\r\ntoo many connections at once; try again soon\n"
+)
 
 
 class NotFound(LookupError):
@@ -280,6 +293,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 class ArenaServer(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 64  # accept backlog (socketserver's 5 drops a burst's connects)
 
     def __init__(
         self,
@@ -287,11 +301,50 @@ class ArenaServer(ThreadingHTTPServer):
         db: Path,
         log: Callable[[str], None] | None = None,
         idle_seconds: float = IDLE_SECONDS,
+        max_connections: int = MAX_CONNECTIONS,
+        per_address: int = CONNECTIONS_PER_ADDRESS,
     ) -> None:
         super().__init__(address, _Handler)
         self.db = db
         self.log = log
         self.idle_seconds = idle_seconds
+        self.max_connections = max_connections
+        self.open = PerAddress(per_address)
+        self.open_lock = threading.Lock()  # taken in the accepting thread, given back in others
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        address = str(client_address[0])
+        with self.open_lock:
+            admitted = sum(self.open.held.values()) < self.max_connections and self.open.take(
+                address
+            )
+        if not admitted:
+            self._refuse(request, address)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:  # no thread started: nothing will give the place back
+            self._give_back(address)
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._give_back(str(client_address[0]))
+
+    def _give_back(self, address: str) -> None:
+        with self.open_lock:
+            self.open.give_back(address)
+
+    def _refuse(self, request: socket.socket, address: str) -> None:
+        """Answer 503 without a thread: a send that would block is not waited for."""
+        with contextlib.suppress(OSError):
+            request.setblocking(False)
+            request.send(_BUSY)
+        self.shutdown_request(request)
+        if self.log is not None:
+            self.log(f"{address}: refused, too many connections at once")
 
 
 def make_server(
@@ -300,10 +353,13 @@ def make_server(
     port: int = 8000,
     log: Callable[[str], None] | None = None,
     idle_seconds: float = IDLE_SECONDS,
+    max_connections: int = MAX_CONNECTIONS,
+    per_address: int = CONNECTIONS_PER_ADDRESS,
 ) -> ArenaServer:
     """A server for ``db`` listening on (host, port); port 0 picks a free port
     (``server.server_address`` has it). A connection silent for ``idle_seconds`` is
-    closed."""
+    closed; past ``max_connections`` at once, or ``per_address`` from one client address,
+    a connection is answered 503 and closed."""
     if not db.exists():
         raise StoreError(f"no database at {db}")
-    return ArenaServer((host, port), db, log, idle_seconds)
+    return ArenaServer((host, port), db, log, idle_seconds, max_connections, per_address)

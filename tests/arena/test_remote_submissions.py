@@ -1,7 +1,7 @@
 """Submitting from elsewhere: the SubmitBot RPC of a real `arena serve --db` process, and
 the upload form of `arena web` in headless Chromium. Both refuse a missing or wrong
 submitter token, another submitter's bot name and malformed archives, storing nothing; the
-web server closes connections that go silent."""
+web server closes connections that go silent and caps those held at once."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import socket
 import sqlite3
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 import zipfile
@@ -187,7 +188,7 @@ def test_silent_and_stalled_clients_are_cut_off_and_others_are_served(tmp_path: 
     through an upload, are closed after the idle time while other visitors are served."""
     db = tmp_path / "arena.db"
     token = arena(db, "submitters", "add", "alice").stdout.split()[-1]
-    server = make_server(db, port=0, idle_seconds=1.0)
+    server = make_server(db, port=0, idle_seconds=1.0, per_address=32)  # all from one address
     threading.Thread(target=server.serve_forever, daemon=True).start()
     host, port = server.server_address[:2]
     try:
@@ -209,3 +210,45 @@ def test_silent_and_stalled_clients_are_cut_off_and_others_are_served(tmp_path: 
         assert stored(db) == []
     finally:
         server.shutdown()
+
+
+def test_one_client_holding_connections_cannot_take_the_server_from_others(tmp_path: Path) -> None:
+    """Each connection holds a server thread: one client (here 127.0.0.1) that opened 3,000
+    and held them left no thread for anyone else (a page request timed out). Past its cap
+    per address, and past the cap in all, a connection is answered 503 at once."""
+    db = tmp_path / "arena.db"
+    arena(db, "submitters", "add", "alice")
+    server = make_server(db, port=0, max_connections=6, per_address=4)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+
+    def connect(source: str) -> socket.socket:
+        sock = socket.create_connection(("127.0.0.1", port), timeout=30, source_address=(source, 0))
+        sock.sendall(b"GET / HTTP/1.1\r\n")  # and never the rest
+        return sock
+
+    def status(source: str) -> bytes:
+        with socket.create_connection(("127.0.0.1", port), 30, (source, 0)) as sock:
+            sock.sendall(b"GET / HTTP/1.0\r\n\r\n")
+            answer = b""
+            while chunk := sock.recv(65536):
+                answer += chunk
+        return answer.split(b"\r\n", 1)[0]
+
+    held: list[socket.socket] = []
+    try:
+        held += [connect("127.0.0.1") for _ in range(4)]
+        assert status("127.0.0.1") == b"HTTP/1.0 503 Service Unavailable"
+        assert status("127.0.0.2") == b"HTTP/1.0 200 OK"  # another client is served
+        held += [connect("127.0.0.3") for _ in range(2)]  # six held: the cap in all
+        assert status("127.0.0.4") == b"HTTP/1.0 503 Service Unavailable"
+        assert server.open.held == {"127.0.0.1": 4, "127.0.0.3": 2}
+        held.pop(0).close()  # a place comes back when its connection ends
+        deadline = time.monotonic() + 30
+        while server.open.held["127.0.0.1"] == 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert status("127.0.0.1") == b"HTTP/1.0 200 OK"
+    finally:
+        server.shutdown()
+        for sock in held:
+            sock.close()
