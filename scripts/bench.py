@@ -606,46 +606,15 @@ def _thinking_slowdown(folder: Path, opponent: str, cgroups: bool) -> float:
         return done.stdout
 
     helpers = "20" if opponent == "swarm" else "0"
-    arena(
-        "bots",
-        "add",
-        "thinker",
-        "--game",
-        "gin_rummy",
-        "--cwd",
-        str(folder),
-        "--",
-        "python",
-        "thinker.py",
-    )
-    arena(
-        "bots",
-        "add",
-        opponent,
-        "--game",
-        "gin_rummy",
-        "--cwd",
-        str(folder),
-        "--",
-        "python",
-        "swarm.py",
-        helpers,
-    )
-    arena(
-        "tournament",
-        "run",
-        "--game",
-        "gin_rummy",
-        "--bots",
-        f"thinker,{opponent}",
-        "--rules",
-        "max_hands=1",
-        "--seed",
-        "7",
-        "--move-seconds",
-        "30",
-        "--json",
-    )
+    for name, command in (("thinker", ["thinker.py"]), (opponent, ["swarm.py", helpers])):
+        arena(
+            *("bots", "add", name, "--game", "gin_rummy", "--cwd", str(folder)),
+            "--",
+            "python",
+            *command,
+        )
+    options = ("--rules", "max_hands=1", "--seed", "7", "--move-seconds", "30", "--json")
+    arena("tournament", "run", "--game", "gin_rummy", "--bots", f"thinker,{opponent}", *options)
     wall = cpu = 0.0
     for match in json.loads(arena("matches", "list", "--json")):
         for line in arena("replay", "export", match["id"]).splitlines():

@@ -8,6 +8,7 @@ import contextlib
 import html
 import socket
 import sqlite3
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -332,6 +333,13 @@ class ArenaServer(ThreadingHTTPServer):
             super().process_request_thread(request, client_address)
         finally:
             self._give_back(str(client_address[0]))
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that left mid-answer or went silent is not the server's error: no
+        # traceback for it (clients could otherwise fill the log with them at will).
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
 
     def _give_back(self, address: str) -> None:
         with self.open_lock:
