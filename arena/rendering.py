@@ -9,6 +9,7 @@ is someone allowed to read every seat's private texts (the replay viewers' "all 
 from __future__ import annotations
 
 import enum
+import unicodedata
 from typing import Any, Final, TypeAlias
 
 from referee.views import to_jsonable
@@ -23,6 +24,23 @@ class AllHands(enum.Enum):
 ALL_HANDS: Final = AllHands.ALL_HANDS
 # A seat; None: a spectator; ALL_HANDS: every seat's private texts too.
 Viewpoint: TypeAlias = int | AllHands | None
+
+
+# Bidirectional overrides and isolates: they can make a line read other than it is.
+_BIDI_CONTROLS = frozenset(chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A)))
+
+
+def _escaped(ch: str) -> str:
+    if ch in "\n\t" or (unicodedata.category(ch) != "Cc" and ch not in _BIDI_CONTROLS):
+        return ch
+    return f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}"
+
+
+def terminal_text(text: str) -> str:
+    """``text`` safe to print on a terminal: control characters (but newlines and tabs)
+    and bidirectional controls are shown as escapes (``\\x1b``), so a bot's stderr or
+    action cannot move the cursor, retitle the window or disguise what it says."""
+    return "".join(map(_escaped, text))
 
 
 def event_text(line: dict[str, Any], viewer: Viewpoint) -> str:

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
-from arena.rendering import ALL_HANDS, AllHands, event_text, render_view
+from arena.rendering import ALL_HANDS, AllHands, event_text, render_view, terminal_text
 from referee.replay import Replay, simulate
 
 # The terminal shows one seat or all hands (no spectator view: a replay is read afterwards).
@@ -77,8 +78,8 @@ def _term_frames(replay: Replay, seat: SeatChoice) -> tuple[Any, list[_TermFrame
         if line.get("type") == "event":
             hand = int(line.get("hand", hand))
         text = describe_line(line, seat, players) if line is not header else "deal"
-        if text is not None:
-            frames.append(_TermFrame(text, number, hand, step.state))
+        if text is not None:  # a bot's stderr and actions: shown, never obeyed
+            frames.append(_TermFrame(terminal_text(text), number, hand, step.state))
     return game, frames
 
 
@@ -86,11 +87,11 @@ def _view_lines(
     game: Any, state: Any, seat: SeatChoice, seats: int, players: list[str]
 ) -> list[str]:
     if not isinstance(seat, AllHands):
-        return render_view(game.observation(state, seat))
+        return [terminal_text(x) for x in render_view(game.observation(state, seat))]
     lines = []
     for s in range(seats):
-        lines.append(f" seat {s} ({players[s]}):")
-        lines.extend(render_view(game.observation(state, s)))
+        lines.append(terminal_text(f" seat {s} ({players[s]}):"))
+        lines.extend(terminal_text(x) for x in render_view(game.observation(state, s)))
     return lines
 
 
@@ -100,22 +101,23 @@ def replay_show(replay: Replay, seat_text: str, console: Console, interactive: b
     seat = parse_seat(seat_text, seats)
     players = list(header["players"])
 
-    def title() -> str:
+    def title() -> str:  # the replay file's words: printed as they are, not as markup
         who = "all hands" if isinstance(seat, AllHands) else f"seat {seat} ({players[seat]})"
-        return (
-            f"[bold]{header['game']}[/] match {header.get('match_id', '?')}, "
-            f"seed {header['seed']}, players: {', '.join(players)} — viewing {who}"
+        rest = (
+            f" match {header.get('match_id', '?')}, seed {header['seed']}, "
+            f"players: {', '.join(players)} — viewing {who}"
         )
+        return f"[bold]{escape(terminal_text(str(header['game'])))}[/]{escape(terminal_text(rest))}"
 
     game, frames = _term_frames(replay, seat)
     if not interactive:
         console.print(title())
         for frame in frames:
-            console.print(frame.text, highlight=False)
+            console.print(frame.text, markup=False, highlight=False)
         if frames:
             console.print("final view:")
             for line in _view_lines(game, frames[-1].state, seat, seats, players):
-                console.print(line, highlight=False)
+                console.print(line, markup=False, highlight=False)
         return
     index = 0
     while True:
@@ -123,10 +125,12 @@ def replay_show(replay: Replay, seat_text: str, console: Console, interactive: b
         console.clear()
         console.print(title())
         console.print(
-            f"step {index + 1}/{len(frames)} · hand {frame.hand}  {frame.text}", highlight=False
+            f"step {index + 1}/{len(frames)} · hand {frame.hand}  {frame.text}",
+            markup=False,
+            highlight=False,
         )
         for line in _view_lines(game, frame.state, seat, seats, players):
-            console.print(line, highlight=False)
+            console.print(line, markup=False, highlight=False)
         console.print(
             "[dim]enter/n: next  b: back  g N: step N  h N: hand N  "
             "s [N|all]: next seat / seat N / all hands  e: end  q: quit[/]"
@@ -158,7 +162,7 @@ def replay_show(replay: Replay, seat_text: str, console: Console, interactive: b
                         else seat + 1
                     )
             except ValueError as exc:
-                console.print(f"[red]{exc}[/]")
+                console.print(f"[red]{escape(terminal_text(str(exc)))}[/]")
                 continue
             line_no = frame.line_no  # stay at the same place in the match
             game, frames = _term_frames(replay, seat)

@@ -6,11 +6,14 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from arena import checks
 from arena.artifacts import Artifact, SubmissionError, read_submission
@@ -27,6 +30,7 @@ from arena.cli.common import (
     print_json,
     resolve_sandbox,
 )
+from arena.rendering import terminal_text
 from arena.sandbox import Sandbox
 from arena.settings import DEFAULTS
 from arena.store import Entrant, StoreError, database_files
@@ -68,7 +72,8 @@ def bots_add(
     except StoreError as exc:
         raise fail(str(exc)) from exc
     console.print(
-        f"added bot [bold]{entrant.name}[/] for {', '.join(entrant.games)}: {' '.join(entrant.command)}"
+        f"added bot [bold]{entrant.name}[/] for {', '.join(entrant.games)}: "
+        f"{escape(_command_text(entrant.command))}"
     )
 
 
@@ -95,6 +100,12 @@ def _entrant_row(e: Entrant) -> dict[str, Any]:
     }
 
 
+def _command_text(command: Sequence[str]) -> str:
+    """A bot's command as printable words: a submitted one is its submitter's, shown as it
+    is, never obeyed (escape it where markup is on, or put it in a Text)."""
+    return terminal_text(" ".join(command))
+
+
 @app.command("list")
 def bots_list(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
     """List bots: plain commands, and every version of each submitted bot."""
@@ -114,7 +125,7 @@ def bots_list(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
             e.name,
             "command",
             ", ".join(e.games),
-            " ".join(e.command),
+            Text(_command_text(e.command)),
             "",
             "",
             "",
@@ -126,7 +137,7 @@ def bots_list(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
             v.ref,
             "submitted",
             ", ".join(v.games),
-            " ".join(v.command),
+            Text(_command_text(v.command)),
             f"{v.size / 1024:.1f} KB",
             v.sha256[:12],
             v.submitter,
@@ -170,7 +181,7 @@ def bots_submit(
     console.print(
         f"submitted [bold]{entrant.name}[/] ({len(artifact.files)} files, "
         f"{artifact.size / 1024:.1f} KB, sha256 {artifact.sha256[:12]}) for "
-        f"{', '.join(entrant.games)}: {' '.join(entrant.command)}",
+        f"{', '.join(entrant.games)}: {escape(_command_text(entrant.command))}",
         highlight=False,
     )
 
@@ -208,10 +219,12 @@ def bots_show(
         return
     for row in rows:
         console.print(f"[bold]{row.get('ref', row['name'])}[/] ({row['kind']})", highlight=False)
-        for key, value in row.items():
+        for key, value in row.items():  # a submitted bot's command is its submitter's words
             if key not in ("ref", "name", "kind"):
                 shown_value = " ".join(value) if isinstance(value, list | tuple) else value
-                console.print(f"  {key}: {shown_value}", highlight=False)
+                console.print(
+                    terminal_text(f"  {key}: {shown_value}"), markup=False, highlight=False
+                )
 
 
 @app.command("remove")
@@ -260,15 +273,17 @@ def bots_check(
 
 def _print_check_reports(name: str, reports: list[checks.CheckReport]) -> None:
     for r in reports:
-        first, *rest = checks.report_lines(name, r)
+        # The problems quote the bot (its actions, its stderr): shown, never obeyed.
+        first, *rest = (terminal_text(line) for line in checks.report_lines(name, r))
         color = "green" if r.ok else "red"
         word, _, text = first.partition(" ")
-        console.print(f"[{color}]{word}[/] {text}", highlight=False)
+        console.print(f"[{color}]{word}[/] {escape(text)}", highlight=False)
         for line in rest:
-            console.print(line, highlight=False)
+            console.print(line, markup=False, highlight=False)
         if r.stderr_tail and not r.ok:
             console.print(
                 "  its last stderr lines:\n"
-                + "\n".join(f"    {x}" for x in r.stderr_tail.splitlines()),
+                + "\n".join(f"    {x}" for x in terminal_text(r.stderr_tail).splitlines()),
+                markup=False,
                 highlight=False,
             )

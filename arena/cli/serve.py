@@ -169,10 +169,11 @@ def watch_cmd(
     full: Annotated[bool, typer.Option(help="Print the whole public view every step.")] = False,
 ) -> None:
     """Follow a live match in the terminal: public events and the public view as they come."""
+    from arena.rendering import terminal_text
     from arena.web.live import WatchError, watch_match
 
-    def emit(line: str) -> None:
-        sys.stdout.write(line + "\n")
+    def emit(line: str) -> None:  # the referee's words, maybe a remote one: never obeyed
+        sys.stdout.write(terminal_text(line) + "\n")
         sys.stdout.flush()
 
     try:
