@@ -49,6 +49,9 @@ class ArtifactLimits:
     max_bytes: int = 50 * 1024 * 1024  # all files, unpacked
     max_files: int = 5000
     max_upload_bytes: int = 50 * 1024 * 1024  # the archive as sent (RPC, web form)
+    # What one submitter's versions may hold in all (unpacked, each content counted once,
+    # removed versions too: their results keep them), so no token can fill the disk.
+    max_stored_bytes: int = 200 * 1024 * 1024
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena import checks
-from arena.artifacts import ArtifactLimits, SubmissionError, read_archive
+from arena.artifacts import Artifact, ArtifactLimits, SubmissionError, read_archive
 from arena.store import Store
 
 UPLOAD_LIMITS = ArtifactLimits()
+
+
+class QuotaExceeded(SubmissionError):
+    """A submission past the room its submitter may fill; nothing was stored."""
 
 
 class CheckFailed(SubmissionError):
@@ -38,6 +42,18 @@ class Accepted:
     check_report: tuple[str, ...]
 
 
+def _check_quota(store: Store, submitter: str, artifact: Artifact, limits: ArtifactLimits) -> None:
+    if store.submissions.has_artifact(artifact.sha256):
+        return  # stored already: it takes no more room
+    held = store.submissions.stored_bytes(submitter)
+    if held + artifact.size > limits.max_stored_bytes:
+        raise QuotaExceeded(
+            f"submitter {submitter!r} holds {held:,} bytes of bots; this one "
+            f"({artifact.size:,} bytes unpacked) would pass the {limits.max_stored_bytes:,} "
+            "a submitter may store (every version is kept); ask the operator for more room"
+        )
+
+
 def submit_archive(
     db: Path,
     token: str,
@@ -57,6 +73,7 @@ def submit_archive(
         artifact = read_archive(
             archive, limits, command=list(command) or None, games=list(games) or None
         )
+        _check_quota(store, submitter, artifact, limits)
         report: list[str] = []
         if check:
             results = checks.check_artifact(name, artifact, move_seconds)

@@ -10,8 +10,8 @@ from typing import Any
 
 import grpc
 
-from arena.artifacts import SubmissionError
-from arena.intake import CheckFailed, submit_archive
+from arena.artifacts import ArtifactLimits, SubmissionError
+from arena.intake import UPLOAD_LIMITS, CheckFailed, QuotaExceeded, submit_archive
 from arena.submissions import NameTaken, SubmissionRefused, UnknownSubmitter
 from referee.v1 import submissions_pb2 as pb
 from referee.v1 import submissions_pb2_grpc as pb_grpc
@@ -20,8 +20,9 @@ TOKEN_METADATA = "x-submitter-token"
 
 
 class SubmissionServicer(pb_grpc.SubmissionServiceServicer):
-    def __init__(self, db: Path) -> None:
+    def __init__(self, db: Path, limits: ArtifactLimits = UPLOAD_LIMITS) -> None:
         self.db = db
+        self.limits = limits
 
     async def SubmitBot(
         self, request: pb.SubmitBotRequest, context: grpc.aio.ServicerContext[Any, Any]
@@ -38,11 +39,14 @@ class SubmissionServicer(pb_grpc.SubmissionServiceServicer):
                 list(request.command),
                 list(request.games),
                 request.check,
+                limits=self.limits,
             )
         except UnknownSubmitter as exc:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, f"{exc} ({TOKEN_METADATA})")
         except NameTaken as exc:
             await context.abort(grpc.StatusCode.PERMISSION_DENIED, str(exc))
+        except QuotaExceeded as exc:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
         except CheckFailed as exc:
             await context.abort(
                 grpc.StatusCode.FAILED_PRECONDITION, "\n".join([str(exc), *exc.report])
@@ -60,9 +64,11 @@ class SubmissionServicer(pb_grpc.SubmissionServiceServicer):
         )
 
 
-def add_submission_service(server: grpc.aio.Server, db: Path) -> None:
+def add_submission_service(
+    server: grpc.aio.Server, db: Path, limits: ArtifactLimits = UPLOAD_LIMITS
+) -> None:
     """Register the service on a server that has not started yet."""
     # The generated registration function carries no annotations.
     pb_grpc.add_SubmissionServiceServicer_to_server(  # type: ignore[no-untyped-call]
-        SubmissionServicer(db), server
+        SubmissionServicer(db, limits), server
     )

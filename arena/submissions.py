@@ -159,7 +159,7 @@ class Submissions:
             )
         manifest = artifact.manifest
         with self.db.atomic():
-            if not self.db.table("artifacts").count_where("sha256 = ?", [artifact.sha256]):
+            if not self.has_artifact(artifact.sha256):
                 self.db.table("artifacts").insert(
                     {
                         "sha256": artifact.sha256,
@@ -187,6 +187,18 @@ class Submissions:
                 }
             )
         return self.version(name, version)
+
+    def stored_bytes(self, submitter: str) -> int:
+        """The unpacked size of every distinct content ``submitter``'s versions hold."""
+        rows = self.db.execute(
+            "select coalesce(sum(size), 0) from artifacts where sha256 in "
+            "(select sha256 from bot_versions where submitter = ?)",
+            [submitter],
+        )
+        return int(rows.fetchone()[0])
+
+    def has_artifact(self, sha256: str) -> bool:
+        return bool(self.db.table("artifacts").count_where("sha256 = ?", [sha256]))
 
     def owner(self, name: str) -> str | None:
         row = self.db.execute(

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
+from arena.artifacts import ArtifactLimits
 from arena.cli.common import (
     DEFAULT_DB,
     DbOption,
@@ -60,6 +61,27 @@ def games_cmd(as_json: JsonOption = False) -> None:
             console.print(f"  {o['name']}={o['default']}{choices}  {o['doc']}")
 
 
+QuotaOption = Annotated[
+    float,
+    typer.Option(
+        "--submitter-quota-mb",
+        help="Room each submitter's bots may take in all (unpacked, every version kept).",
+    ),
+]
+DEFAULT_QUOTA_MB = ArtifactLimits.max_stored_bytes / (1024 * 1024)
+
+
+def _upload_limits(quota_mb: float) -> ArtifactLimits:
+    """The upload limits with this per-submitter quota."""
+    import dataclasses
+
+    from arena.intake import UPLOAD_LIMITS
+
+    if not quota_mb > 0:
+        raise fail(f"--submitter-quota-mb must be positive, not {quota_mb}")
+    return dataclasses.replace(UPLOAD_LIMITS, max_stored_bytes=int(quota_mb * 1024 * 1024))
+
+
 def serve_cmd(
     port: Annotated[
         int | None,
@@ -93,12 +115,12 @@ def serve_cmd(
             "(duplicate), where a bot watching another table would see its own cards.",
         ),
     ] = False,
+    submitter_quota_mb: QuotaOption = DEFAULT_QUOTA_MB,
 ) -> None:
     """Run the referee alone, for bots and tools that connect from elsewhere. It listens
     only where told: TCP (--host/--port), a Unix socket (--unix), or both."""
     import signal
 
-    from arena.intake import UPLOAD_LIMITS
     from arena.submission_service import TOKEN_METADATA, add_submission_service
     from referee.service import RefereeCore, RefereeError, start_server
     from referee.service.sessions import MAX_RECEIVE_BYTES
@@ -113,16 +135,17 @@ def serve_cmd(
         [f"unix:{unix}"] if unix else []
     )
     services = []
+    limits = _upload_limits(submitter_quota_mb)
     if submissions_db is not None:
         open_store(submissions_db).close()  # a usable database, before anyone submits
         db_path = submissions_db
 
         def add_submissions(server: Any) -> None:
-            add_submission_service(server, db_path)
+            add_submission_service(server, db_path, limits)
 
         services.append(add_submissions)
     # An archive arrives in one message; Play keeps its own, smaller cap.
-    message_limit = UPLOAD_LIMITS.max_upload_bytes + 64 * 1024 if services else MAX_RECEIVE_BYTES
+    message_limit = limits.max_upload_bytes + 64 * 1024 if services else MAX_RECEIVE_BYTES
 
     async def main() -> None:
         core = RefereeCore()
@@ -217,6 +240,7 @@ def web_cmd(
     port: Annotated[int, typer.Option(help="TCP port (0: any free port).")] = 8000,
     host: Annotated[str, typer.Option(help="Address to listen on (keep it local).")] = "127.0.0.1",
     quiet: Annotated[bool, typer.Option(help="Do not log requests.")] = False,
+    submitter_quota_mb: QuotaOption = DEFAULT_QUOTA_MB,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Serve the leaderboards, tournaments, matches and replay pages of the database."""
@@ -224,10 +248,15 @@ def web_cmd(
 
     if not 0 <= port <= 65535:
         raise fail(f"--port must be 0-65535, not {port}")
+    limits = _upload_limits(submitter_quota_mb)
     open_existing(db).close()  # a missing database is an error, not a new empty one
     try:
         server = make_server(
-            db, host, port, None if quiet else lambda m: err.print(m, highlight=False)
+            db,
+            host,
+            port,
+            None if quiet else lambda m: err.print(m, highlight=False),
+            upload_limits=limits,
         )
     except (StoreError, OSError) as exc:
         raise fail(str(exc)) from exc

@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
+from arena.artifacts import ArtifactLimits
 from arena.disclosure import withheld_reason
+from arena.intake import UPLOAD_LIMITS
 from arena.leaderboard import leaderboard
 from arena.store import Store, StoreError
 from arena.web.pages import link, page, table
@@ -277,7 +279,9 @@ class _Handler(BaseHTTPRequestHandler):
                         {"error": f"the upload stalled for {self.server.idle_seconds:g} s"},
                     )
                 else:
-                    status, answer = handle_upload(self.server.db, dict(self.headers.items()), body)
+                    status, answer = handle_upload(
+                        self.server.db, dict(self.headers.items()), body, self.server.upload_limits
+                    )
         self._send(Response(status, "application/json", json_body(answer)))
 
     def _send(self, response: Response) -> None:
@@ -304,8 +308,10 @@ class ArenaServer(ThreadingHTTPServer):
         idle_seconds: float = IDLE_SECONDS,
         max_connections: int = MAX_CONNECTIONS,
         per_address: int = CONNECTIONS_PER_ADDRESS,
+        upload_limits: ArtifactLimits = UPLOAD_LIMITS,
     ) -> None:
         super().__init__(address, _Handler)
+        self.upload_limits = upload_limits
         self.db = db
         self.log = log
         self.idle_seconds = idle_seconds
@@ -363,11 +369,15 @@ def make_server(
     idle_seconds: float = IDLE_SECONDS,
     max_connections: int = MAX_CONNECTIONS,
     per_address: int = CONNECTIONS_PER_ADDRESS,
+    upload_limits: ArtifactLimits = UPLOAD_LIMITS,
 ) -> ArenaServer:
     """A server for ``db`` listening on (host, port); port 0 picks a free port
     (``server.server_address`` has it). A connection silent for ``idle_seconds`` is
     closed; past ``max_connections`` at once, or ``per_address`` from one client address,
-    a connection is answered 503 and closed."""
+    a connection is answered 503 and closed. Uploads are read and stored within
+    ``upload_limits``."""
     if not db.exists():
         raise StoreError(f"no database at {db}")
-    return ArenaServer((host, port), db, log, idle_seconds, max_connections, per_address)
+    return ArenaServer(
+        (host, port), db, log, idle_seconds, max_connections, per_address, upload_limits
+    )

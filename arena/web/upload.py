@@ -12,8 +12,8 @@ from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
-from arena.artifacts import SubmissionError
-from arena.intake import UPLOAD_LIMITS, CheckFailed, submit_archive
+from arena.artifacts import ArtifactLimits, SubmissionError
+from arena.intake import UPLOAD_LIMITS, CheckFailed, QuotaExceeded, submit_archive
 from arena.submissions import NameTaken, SubmissionRefused, UnknownSubmitter
 from arena.web.pages import page
 
@@ -70,7 +70,9 @@ def upload_page() -> str:
     return page("Submit a bot", body, "a new version of a bot you own", ("/", "home"))
 
 
-def handle_upload(db: Path, headers: Mapping[str, str], body: bytes) -> tuple[int, dict[str, Any]]:
+def handle_upload(
+    db: Path, headers: Mapping[str, str], body: bytes, limits: ArtifactLimits = UPLOAD_LIMITS
+) -> tuple[int, dict[str, Any]]:
     """(HTTP status, JSON answer) for one upload."""
     try:
         accepted = submit_archive(
@@ -79,11 +81,14 @@ def handle_upload(db: Path, headers: Mapping[str, str], body: bytes) -> tuple[in
             headers.get("X-Bot-Name", ""),
             body,
             check=headers.get("X-Check", "0") == "1",
+            limits=limits,
         )
     except UnknownSubmitter as exc:
         return HTTPStatus.UNAUTHORIZED, {"error": str(exc)}
     except NameTaken as exc:
         return HTTPStatus.FORBIDDEN, {"error": str(exc)}
+    except QuotaExceeded as exc:
+        return HTTPStatus.INSUFFICIENT_STORAGE, {"error": str(exc)}
     except CheckFailed as exc:
         return HTTPStatus.UNPROCESSABLE_ENTITY, {"error": "\n".join([str(exc), *exc.report])}
     except (SubmissionError, SubmissionRefused) as exc:

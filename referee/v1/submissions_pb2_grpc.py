@@ -57,7 +57,8 @@ class SubmissionServiceServicer:
         submitter token), PERMISSION_DENIED (the name belongs to another submitter),
         INVALID_ARGUMENT (not an archive, no bot.toml, a path or link out of the bot's
         directory, too large, a bad manifest; the details say which), FAILED_PRECONDITION
-        (check was asked and the bot failed it; nothing was stored).
+        (check was asked and the bot failed it; nothing was stored), RESOURCE_EXHAUSTED
+        (the submitter's bots would take more than the server's --submitter-quota-mb).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -5,7 +5,9 @@ web server closes connections that go silent and caps those held at once."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
+import json
 import socket
 import sqlite3
 import sys
@@ -21,6 +23,7 @@ from typing import Any
 import grpc
 import pytest
 
+from arena.intake import UPLOAD_LIMITS
 from arena.web.server import make_server
 from referee.v1 import submissions_pb2 as pb
 from referee.v1 import submissions_pb2_grpc as pb_grpc
@@ -115,6 +118,54 @@ def test_submit_bot_rpc(submissions_server: tuple[Path, str, str, str]) -> None:
     reply = submit(address, alice, name="zbot", archive=bot_zip(), check=True)
     assert reply.version == 2 and any(line.startswith("ok golf") for line in reply.check_report)
     assert stored(db) == [("zbot", 1, "alice"), ("zbot", 2, "alice")]
+
+
+def test_each_submitter_may_fill_only_its_quota(tmp_path: Path) -> None:
+    """A token could store distinct archives until the disk was full. Each submitter's
+    versions (each content once, removed ones too) hold at most --submitter-quota-mb;
+    content stored already takes no more room; others keep theirs. Over gRPC from a real
+    `arena serve --db` process, and over HTTP from the web server."""
+    db = tmp_path / "arena.db"
+    alice = arena(db, "submitters", "add", "alice").stdout.split()[-1]
+    bob = arena(db, "submitters", "add", "bob").stdout.split()[-1]
+    data = bytes(range(256)) * 40  # 10,240 bytes: two such bots pass 12,000
+    padded = bot_zip(extra={"data.bin": data})
+    quota_mb = str(12_000 / 2**20)
+    serve = ("serve", "--port", "0", "--db", str(db), "--submitter-quota-mb", quota_mb)
+    with arena_process(*serve) as (_, line):
+        address = line.split()[-1]
+        assert submit(address, alice, name="a", archive=padded).version == 1
+        with pytest.raises(grpc.RpcError) as caught:
+            submit(address, alice, name="a", archive=bot_zip(extra={"data.bin": data, "x": b"1"}))
+        assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "would pass the 12,000 a submitter may store" in (caught.value.details() or "")
+        assert submit(address, alice, name="a", archive=padded).version == 2  # stored already
+        assert submit(address, bob, name="b", archive=padded).version == 1  # bob's own room
+    limits = dataclasses.replace(UPLOAD_LIMITS, max_stored_bytes=12_000)
+    server = make_server(db, port=0, upload_limits=limits)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{server.server_address[1]}/api/submit",
+            data=bot_zip(extra={"data.bin": data, "y": b"2"}),
+            headers={"X-Submitter-Token": bob, "X-Bot-Name": "b"},
+            method="POST",
+        )
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=30)
+        assert refused.value.code == 507
+        assert "ask the operator for more room" in json.loads(refused.value.read())["error"]
+    finally:
+        server.shutdown()
+    assert stored(db) == [("a", 1, "alice"), ("a", 2, "alice"), ("b", 1, "bob")]
+
+
+def test_a_quota_must_be_positive(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    arena(db, "submitters", "add", "alice")
+    for command in ("serve", "web"):
+        out = arena(db, command, "--submitter-quota-mb", "0", check=False)
+        assert out.returncode != 0 and "--submitter-quota-mb must be positive" in out.stderr
 
 
 @pytest.fixture
