@@ -5,9 +5,9 @@ pids controllers delegated, or the v1 memory, pids and cpuacct hierarchies).
 Where the CPU controller can be used too (v2's ``cpu``, the v1 ``cpu`` hierarchy), each bot
 is also one CPU group of equal weight: under contention the kernel shares the CPU between
 groups first, so a bot gets one bot's share however many processes or sessions it starts.
-Outside a CPU group every session is a group of its own (the kernel's autogroup), and a
-bot whose helpers call setsid() took 15 parts in 16 of a core from the opponent it shared
-it with (docs/security.md).
+Outside a CPU group every session is a group of its own (the kernel's autogroup): a bot
+whose 20 helpers called setsid() and spun made its opponent's thinking take about 15 times
+its CPU time, 2 times in CPU groups (docs/security.md).
 
 A bot's launcher joins its cgroup before it execs the bot (see ``BotCgroup.join_command``),
 so every process the bot ever starts is inside from the first instruction: setsid(),

@@ -10,6 +10,7 @@ import socket
 import sqlite3
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -37,10 +38,12 @@ IDLE_SECONDS = 30.0  # a connection silent this long is closed (each holds a thr
 # holding connections cannot take the server from everyone else.
 MAX_CONNECTIONS = 128
 CONNECTIONS_PER_ADDRESS = 8
+_BUSY_TEXT = b"too many connections at once; try again soon\n"
 _BUSY = (
     b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/plain\r\nRetry-After: 5\r\n"
-    b"Content-Length: 45\r\nConnection: close\r\n\r\ntoo many connections at once; try again soon\n"
+    b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(_BUSY_TEXT), _BUSY_TEXT)
 )
+REFUSALS_LOGGED_EVERY = 10.0  # seconds: a flood of refusals is one log line per window
 
 
 class NotFound(LookupError):
@@ -318,6 +321,8 @@ class ArenaServer(ThreadingHTTPServer):
         self.max_connections = max_connections
         self.open = PerAddress(per_address)
         self.open_lock = threading.Lock()  # taken in the accepting thread, given back in others
+        self.refused_since_log = 0
+        self.refusals_logged_at = -REFUSALS_LOGGED_EVERY
 
     def process_request(self, request: Any, client_address: Any) -> None:
         address = str(client_address[0])
@@ -357,8 +362,14 @@ class ArenaServer(ThreadingHTTPServer):
             request.setblocking(False)
             request.send(_BUSY)
         self.shutdown_request(request)
-        if self.log is not None:
-            self.log(f"{address}: refused, too many connections at once")
+        self.refused_since_log += 1
+        now = time.monotonic()
+        if self.log is not None and now - self.refusals_logged_at >= REFUSALS_LOGGED_EVERY:
+            self.log(
+                f"{address}: refused, too many connections at once "
+                f"({self.refused_since_log} refused since the last such line)"
+            )
+            self.refused_since_log, self.refusals_logged_at = 0, now
 
 
 def make_server(
