@@ -8,6 +8,7 @@ archive and checking a bot take seconds, and must not stall a server's event loo
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from arena.artifacts import Artifact, ArtifactLimits, SubmissionError, read_arch
 from arena.store import Store
 
 UPLOAD_LIMITS = ArtifactLimits()
+_STORING = threading.Lock()  # one submission stored at a time in this process
 
 
 class QuotaExceeded(SubmissionError):
@@ -66,21 +68,24 @@ def submit_archive(
     limits: ArtifactLimits = UPLOAD_LIMITS,
 ) -> Accepted:
     """Store ``archive`` as the next version of ``name`` for the token's submitter.
-    Raises UnknownSubmitter, NameTaken, SubmissionError (CheckFailed among them)."""
+    Raises UnknownSubmitter, NameTaken, SubmissionError (CheckFailed and QuotaExceeded
+    among them)."""
     store = Store(db)
     try:
         submitter = store.submissions.submitter_for(token)
         artifact = read_archive(
             archive, limits, command=list(command) or None, games=list(games) or None
         )
-        _check_quota(store, submitter, artifact, limits)
+        _check_quota(store, submitter, artifact, limits)  # before a check's seconds of work
         report: list[str] = []
         if check:
             results = checks.check_artifact(name, artifact, move_seconds)
             report = [line for r in results for line in checks.report_lines(name, r)]
             if not results or not all(r.ok for r in results):
                 raise CheckFailed(f"{name} failed its check; nothing was stored", report)
-        entrant = store.submit_bot(name, artifact, submitter)
+        with _STORING:  # again, with nothing stored between: uploads at once stay in the quota
+            _check_quota(store, submitter, artifact, limits)
+            entrant = store.submit_bot(name, artifact, submitter)
         version = int(entrant.name.rpartition("@")[2])
         return Accepted(
             name,

@@ -17,13 +17,15 @@ import urllib.error
 import urllib.request
 import zipfile
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
 
-from arena.intake import UPLOAD_LIMITS
+from arena.intake import UPLOAD_LIMITS, QuotaExceeded, submit_archive
+from arena.store import Store
 from arena.web.server import make_server
 from referee.v1 import submissions_pb2 as pb
 from referee.v1 import submissions_pb2_grpc as pb_grpc
@@ -158,6 +160,37 @@ def test_each_submitter_may_fill_only_its_quota(tmp_path: Path) -> None:
     finally:
         server.shutdown()
     assert stored(db) == [("a", 1, "alice"), ("a", 2, "alice"), ("b", 1, "bob")]
+
+
+def test_uploads_at_once_stay_within_the_quota(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Four uploads at once, room for one: each passes the quota before the others store
+    (storing is slowed to make sure), and only one is stored."""
+    db = tmp_path / "arena.db"
+    alice = arena(db, "submitters", "add", "alice").stdout.split()[-1]
+    store_bot = Store.submit_bot
+
+    def slow_store(self: Store, *args: Any) -> Any:
+        time.sleep(0.3)
+        return store_bot(self, *args)
+
+    monkeypatch.setattr(Store, "submit_bot", slow_store)
+    limits = dataclasses.replace(UPLOAD_LIMITS, max_stored_bytes=15_000)
+    data = bytes(range(256)) * 40
+
+    def upload(n: int) -> str:
+        archive = bot_zip(extra={"data.bin": data, "n": str(n).encode()})
+        try:
+            submit_archive(db, alice, "a", archive, limits=limits)
+        except QuotaExceeded:
+            return "refused"
+        return "stored"
+
+    with ThreadPoolExecutor(4) as pool:
+        outcomes = sorted(pool.map(upload, range(4)))
+    assert outcomes == ["refused", "refused", "refused", "stored"]
+    assert stored(db) == [("a", 1, "alice")]
 
 
 def test_a_quota_must_be_positive(tmp_path: Path) -> None:
