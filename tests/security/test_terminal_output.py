@@ -13,6 +13,7 @@ from pathlib import Path
 from arena.rendering import terminal_text
 from referee.replay import parse_replay
 from tests.conftest import arena
+from tests.security.conftest import add_random, tournament
 
 HOSTILE = "[/] [red]fake[/red] \x1b]0;owned\x07\x1b[2J \u202eevil"
 SHOWN = "[/] [red]fake[/red] \\x1b]0;owned\\x07\\x1b[2J \\u202eevil"
@@ -58,23 +59,8 @@ def add_forger(tmp_path: Path, db: Path) -> None:
 def test_replay_show_prints_a_bots_markup_and_escapes_as_text(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     add_forger(tmp_path, db)
-    arena(
-        db, "bots", "add", "random", "--game", "*", "--", "python", "-m", "sample_bots.random_bot"
-    )
-    arena(
-        db,
-        "tournament",
-        "run",
-        "--game",
-        "gin_rummy",
-        "--bots",
-        "forger,random",
-        "--rules",
-        "max_hands=1",
-        "--fault-policy",
-        "default",
-        "--json",
-    )
+    add_random(db)
+    assert tournament(db, "forger,random", "--fault-policy", "default")["played"] == 2
     matches = json.loads(arena(db, "matches", "list", "--json").stdout)
     assert len(matches) == 2
     for match in matches:
