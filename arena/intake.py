@@ -8,7 +8,6 @@ archive and checking a bot take seconds, and must not stall a server's event loo
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,6 @@ from arena.artifacts import Artifact, ArtifactLimits, SubmissionError, read_arch
 from arena.store import Store
 
 UPLOAD_LIMITS = ArtifactLimits()
-_STORING = threading.Lock()  # one submission stored at a time in this process
 
 
 class QuotaExceeded(SubmissionError):
@@ -83,7 +81,8 @@ def submit_archive(
             report = [line for r in results for line in checks.report_lines(name, r)]
             if not results or not all(r.ok for r in results):
                 raise CheckFailed(f"{name} failed its check; nothing was stored", report)
-        with _STORING:  # again, with nothing stored between: uploads at once stay in the quota
+        # Again under SQLite's write lock, so uploads at once (from any process) stay in it.
+        with store.writing():
             _check_quota(store, submitter, artifact, limits)
             entrant = store.submit_bot(name, artifact, submitter)
         version = int(entrant.name.rpartition("@")[2])

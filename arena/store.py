@@ -12,6 +12,7 @@ import os
 import sqlite3
 import zlib
 from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from arena.submissions import (
     check_name,
     split_ref,
 )
+from arena.transactions import write_transaction
 from referee.match import MatchResult
 from referee.replay import now_iso, with_bot_logs
 
@@ -103,134 +105,151 @@ class Store:
     def close(self) -> None:
         self.db.conn.close()
 
+    def writing(self) -> AbstractContextManager[None]:
+        """One write transaction (its reads included) against every process using the file:
+        see arena.transactions."""
+        return write_transaction(self.db)
+
     # ---- schema -------------------------------------------------------------
 
     def _migrate(self) -> None:
-        db = self.db
-        try:
-            names = set(db.table_names())
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path} is not an arena database: {exc}") from exc
-        if "meta" in names:
-            version = db.table("meta").get("schema")["value"]
-            if int(version) != SCHEMA_VERSION:
+        """Create the tables of a new database, or add the columns an older one lacks.
+        Checked first without the write lock (every open does this); done under it, after
+        checking again, since another process may be opening the same new file."""
+        if self._schema_version() == SCHEMA_VERSION and not self._missing_columns():
+            return
+        with write_transaction(self.db):
+            version = self._schema_version()
+            if version is None:
+                self._create_tables()
+            elif version != SCHEMA_VERSION:
                 raise StoreError(
                     f"{self.path} has schema {version}; this arena uses {SCHEMA_VERSION}"
                 )
-            self._upgrade()
-            return
-        with db.atomic():
-            db.table("meta").insert({"key": "schema", "value": str(SCHEMA_VERSION)}, pk="key")
-            db.table("entrants").create(
-                {"name": str, "games": str, "command": str, "cwd": str, "created": str}, pk="name"
-            )
-            db.table("tournaments").create(
-                {
-                    "id": int,
-                    "game": str,
-                    "rules": str,
-                    "rules_key": str,
-                    "bots": str,
-                    "seats": int,
-                    "rounds": int,
-                    "seed": int,
-                    "concurrency": int,
-                    "settings": str,
-                    "status": str,
-                    "total_matches": int,
-                    "created": str,
-                    "finished": str,
-                    "secret": str,
-                },
-                pk="id",
-            )
-            db.table("matches").create(
-                {
-                    "id": str,
-                    "tournament_id": int,
-                    "idx": int,
-                    "game": str,
-                    "rules_key": str,
-                    "seed": int,
-                    "seats": int,
-                    "entrants": str,
-                    "reason": str,
-                    "decisions": int,
-                    "started": str,
-                    "finished": str,
-                    "seconds": float,
-                    "outcome": str,
-                },
-                pk="id",
-                foreign_keys=[("tournament_id", "tournaments", "id")],
-            )
-            db.table("matches").create_index(["tournament_id", "idx"], unique=True)
-            db.table("matches").create_index(["game", "rules_key"])
-            db.table("results").create(
-                {
-                    "match_id": str,
-                    "seat": int,
-                    "entrant": str,
-                    "score": float,
-                    "rank": int,
-                    "team": int,
-                    "faults": int,
-                    "forfeited": int,
-                },
-                pk=("match_id", "seat"),
-                foreign_keys=[("match_id", "matches", "id")],
-            )
-            db.table("results").create_index(["entrant"])
-            db.table("faults").create(
-                {
-                    "id": int,
-                    "match_id": str,
-                    "seat": int,
-                    "entrant": str,
-                    "kind": str,
-                    "reason": str,
-                    "decision": int,
-                },
-                pk="id",
-                foreign_keys=[("match_id", "matches", "id")],
-            )
-            db.table("replays").create({"match_id": str, "jsonl_z": bytes}, pk="match_id")
-            db.table("ratings").create(
-                {
-                    "game": str,
-                    "rules_key": str,
-                    "entrant": str,
-                    "mu": float,
-                    "sigma": float,
-                    "games": int,
-                    "updated": str,
-                },
-                pk=("game", "rules_key", "entrant"),
-            )
-            db.table("rating_history").create(
-                {
-                    "game": str,
-                    "rules_key": str,
-                    "seq": int,
-                    "match_id": str,
-                    "entrant": str,
-                    "mu": float,
-                    "sigma": float,
-                },
-                pk=("game", "rules_key", "seq", "entrant"),
-            )
-        self._upgrade()
+            for table, column, kind, default in self._missing_columns():
+                self.db.table(table).add_column(column, kind, not_null_default=default)
 
-    def _upgrade(self) -> None:
-        """Columns added since schema 1, added in place to older databases."""
-        if "removed" not in self.db.table("entrants").columns_dict:
-            self.db.table("entrants").add_column("removed", int, not_null_default=0)
-        if "artifacts" not in self.db.table("matches").columns_dict:
-            self.db.table("matches").add_column("artifacts", str)
-        if "secret" not in self.db.table("tournaments").columns_dict:
-            self.db.table("tournaments").add_column("secret", str)  # before deals were secret
-        if "worker" not in self.db.table("matches").columns_dict:
-            self.db.table("matches").add_column("worker", str)
+    def _schema_version(self) -> int | None:
+        try:
+            names = set(self.db.table_names())
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path} is not an arena database: {exc}") from exc
+        if "meta" not in names:
+            return None
+        return int(self.db.table("meta").get("schema")["value"])
+
+    def _create_tables(self) -> None:
+        db = self.db
+        db.table("meta").insert({"key": "schema", "value": str(SCHEMA_VERSION)}, pk="key")
+        db.table("entrants").create(
+            {"name": str, "games": str, "command": str, "cwd": str, "created": str}, pk="name"
+        )
+        db.table("tournaments").create(
+            {
+                "id": int,
+                "game": str,
+                "rules": str,
+                "rules_key": str,
+                "bots": str,
+                "seats": int,
+                "rounds": int,
+                "seed": int,
+                "concurrency": int,
+                "settings": str,
+                "status": str,
+                "total_matches": int,
+                "created": str,
+                "finished": str,
+                "secret": str,
+            },
+            pk="id",
+        )
+        db.table("matches").create(
+            {
+                "id": str,
+                "tournament_id": int,
+                "idx": int,
+                "game": str,
+                "rules_key": str,
+                "seed": int,
+                "seats": int,
+                "entrants": str,
+                "reason": str,
+                "decisions": int,
+                "started": str,
+                "finished": str,
+                "seconds": float,
+                "outcome": str,
+            },
+            pk="id",
+            foreign_keys=[("tournament_id", "tournaments", "id")],
+        )
+        db.table("matches").create_index(["tournament_id", "idx"], unique=True)
+        db.table("matches").create_index(["game", "rules_key"])
+        db.table("results").create(
+            {
+                "match_id": str,
+                "seat": int,
+                "entrant": str,
+                "score": float,
+                "rank": int,
+                "team": int,
+                "faults": int,
+                "forfeited": int,
+            },
+            pk=("match_id", "seat"),
+            foreign_keys=[("match_id", "matches", "id")],
+        )
+        db.table("results").create_index(["entrant"])
+        db.table("faults").create(
+            {
+                "id": int,
+                "match_id": str,
+                "seat": int,
+                "entrant": str,
+                "kind": str,
+                "reason": str,
+                "decision": int,
+            },
+            pk="id",
+            foreign_keys=[("match_id", "matches", "id")],
+        )
+        db.table("replays").create({"match_id": str, "jsonl_z": bytes}, pk="match_id")
+        db.table("ratings").create(
+            {
+                "game": str,
+                "rules_key": str,
+                "entrant": str,
+                "mu": float,
+                "sigma": float,
+                "games": int,
+                "updated": str,
+            },
+            pk=("game", "rules_key", "entrant"),
+        )
+        db.table("rating_history").create(
+            {
+                "game": str,
+                "rules_key": str,
+                "seq": int,
+                "match_id": str,
+                "entrant": str,
+                "mu": float,
+                "sigma": float,
+            },
+            pk=("game", "rules_key", "seq", "entrant"),
+        )
+
+    def _missing_columns(self) -> list[tuple[str, str, type, int | None]]:
+        """Columns added since schema 1 that an older database lacks: (table, column, type,
+        default)."""
+        added: list[tuple[str, str, type, int | None]] = [
+            ("entrants", "removed", int, 0),
+            ("matches", "artifacts", str, None),
+            ("tournaments", "secret", str, None),  # before deals were secret
+            ("matches", "worker", str, None),
+        ]
+        return [a for a in added if a[1] not in self.db.table(a[0]).columns_dict]
 
     # ---- entrants -------------------------------------------------------------
 
@@ -241,22 +260,25 @@ class Store:
             check_name(name)
         except SubmissionRefused as exc:
             raise StoreError(str(exc)) from exc
-        if self.submissions.is_submitted(name):
-            raise StoreError(f"{name!r} is a submitted bot; add versions with 'arena bots submit'")
         if not command:
             raise StoreError("give the command that starts the bot after '--'")
-        if self.db.table("entrants").count_where("name = ?", [name]):
-            raise StoreError(f"a bot named {name!r} exists already")
-        entrant = Entrant(name, tuple(games), tuple(command), cwd, now_iso())
-        self.db.table("entrants").insert(
-            {
-                "name": name,
-                "games": json.dumps(list(games)),
-                "command": json.dumps(list(command)),
-                "cwd": cwd,
-                "created": entrant.created,
-            }
-        )
+        with self.writing():  # the name is free, as stored now
+            if self.submissions.is_submitted(name):
+                raise StoreError(
+                    f"{name!r} is a submitted bot; add versions with 'arena bots submit'"
+                )
+            if self.db.table("entrants").count_where("name = ?", [name]):
+                raise StoreError(f"a bot named {name!r} exists already")
+            entrant = Entrant(name, tuple(games), tuple(command), cwd, now_iso())
+            self.db.table("entrants").insert(
+                {
+                    "name": name,
+                    "games": json.dumps(list(games)),
+                    "command": json.dumps(list(command)),
+                    "cwd": cwd,
+                    "created": entrant.created,
+                }
+            )
         return entrant
 
     def entrants(self) -> list[Entrant]:
@@ -289,11 +311,12 @@ class Store:
     def submit_bot(self, name: str, artifact: Artifact, submitter: str) -> Entrant:
         """Store a new version of a submitted bot (see arena.submissions); raises
         SubmissionRefused (NameTaken for another's name)."""
-        if self.db.table("entrants").count_where("name = ?", [name]):
-            raise NameTaken(
-                f"{name!r} is a plain-command bot ('arena bots add'); submit under another name"
-            )
-        version = self.submissions.submit(name, artifact, submitter)
+        with self.writing():
+            if self.db.table("entrants").count_where("name = ?", [name]):
+                raise NameTaken(
+                    f"{name!r} is a plain-command bot ('arena bots add'); submit under another name"
+                )
+            version = self.submissions.submit(name, artifact, submitter)
         return self._version_entrant(version, unpack=False)
 
     def remove_entrant(self, ref: str) -> list[str]:
@@ -434,7 +457,7 @@ class Store:
         spec = result.spec
         outcome = result.outcome
         fault_counts = [sum(1 for f in result.faults if f.seat == s) for s in range(spec.seats)]
-        with self.db.atomic():
+        with write_transaction(self.db):
             self.db.table("matches").insert(
                 {
                     "id": spec.match_id,
@@ -487,7 +510,7 @@ class Store:
     def append_bot_output(self, match_id: str, seat: int, text: str, dropped_bytes: int) -> None:
         """Add what a seat's bot wrote after the match ended to its stored replay (to the
         seat's ``stderr`` line, or a new one)."""
-        with self.db.atomic():
+        with write_transaction(self.db):
             lines = self.replay_text(match_id).rstrip("\n").split("\n")
             for i, line in enumerate(lines):
                 entry = json.loads(line)
@@ -507,7 +530,7 @@ class Store:
     def save_worker_logs(self, tournament_id: int, logs: dict[str, str]) -> None:
         """The last lines of each Dask worker's log after a run, kept per tournament."""
         table = self.db.table("worker_logs")
-        with self.db.atomic():
+        with write_transaction(self.db):
             for worker, text in logs.items():
                 table.upsert(
                     {
@@ -643,7 +666,7 @@ class Store:
         current: dict[str, tuple[float, float, int]],
         history: list[tuple[int, str, str, float, float]],
     ) -> None:
-        with self.db.atomic():
+        with write_transaction(self.db):
             self.db.conn.execute(
                 "delete from ratings where game = ? and rules_key = ?", [game, rules_key]
             )

@@ -25,6 +25,7 @@ from typing import Any
 import sqlite_utils
 
 from arena.artifacts import Artifact, unpack
+from arena.transactions import write_transaction
 from referee.replay import now_iso
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -93,7 +94,9 @@ class Submissions:
 
     def _ensure_tables(self) -> None:
         db = self.db
-        with db.atomic():
+        if {"submitters", "artifacts", "bot_versions"} <= set(db.table_names()):
+            return  # checked first without the write lock, which every open would take
+        with write_transaction(db):
             db.table("submitters").create(
                 {"name": str, "token_sha256": str, "created": str}, pk="name", if_not_exists=True
             )
@@ -124,12 +127,13 @@ class Submissions:
     def add_submitter(self, name: str) -> str:
         """Register a submitter; returns its token (shown once, stored hashed)."""
         check_name(name, "submitter name")
-        if self.db.table("submitters").count_where("name = ?", [name]):
-            raise SubmissionRefused(f"a submitter named {name!r} exists already")
         token = secrets.token_urlsafe(32)
-        self.db.table("submitters").insert(
-            {"name": name, "token_sha256": _token_hash(token), "created": now_iso()}
-        )
+        with write_transaction(self.db):  # the name is free, as stored now
+            if self.db.table("submitters").count_where("name = ?", [name]):
+                raise SubmissionRefused(f"a submitter named {name!r} exists already")
+            self.db.table("submitters").insert(
+                {"name": name, "token_sha256": _token_hash(token), "created": now_iso()}
+            )
         return token
 
     def submitters(self) -> list[dict[str, Any]]:
@@ -152,13 +156,13 @@ class Submissions:
     def submit(self, name: str, artifact: Artifact, submitter: str) -> BotVersion:
         """Store ``artifact`` as the next version of ``name`` for ``submitter``."""
         check_name(name)
-        owner = self.owner(name)
-        if owner is not None and owner != submitter:
-            raise NameTaken(
-                f"the bot name {name!r} belongs to submitter {owner!r}; choose another name"
-            )
         manifest = artifact.manifest
-        with self.db.atomic():
+        with write_transaction(self.db):  # the name's owner and next version, as stored now
+            owner = self.owner(name)
+            if owner is not None and owner != submitter:
+                raise NameTaken(
+                    f"the bot name {name!r} belongs to submitter {owner!r}; choose another name"
+                )
             if not self.has_artifact(artifact.sha256):
                 self.db.table("artifacts").insert(
                     {
@@ -246,7 +250,7 @@ class Submissions:
         targets = [self.version(name, version)] if version is not None else self.versions(name)
         if not targets:
             raise SubmissionRefused(f"no submitted bot named {name!r}")
-        with self.db.atomic():
+        with write_transaction(self.db):
             for v in targets:
                 self.db.table("bot_versions").update((v.name, v.version), {"removed": 1})
         return [self.version(v.name, v.version) for v in targets]
