@@ -27,6 +27,7 @@ import functools
 import os
 import shlex
 import signal
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,11 +128,21 @@ class CgroupRoot:
             _remove_tree(parent, controller)
 
 
-@functools.cache
+_FINDING = threading.Lock()
+
+
 def available() -> CgroupRoot | None:
     """The place to create bot cgroups on this machine, or None (also when the operator
     set ARENA_CGROUPS=off: then the limits are read from /proc, as where none can be
-    made)."""
+    made). Found once per process; threads asking at once (checks of uploads served at
+    once) wait for one answer, since two finding it at once would each make and remove
+    this process's directory under the other."""
+    with _FINDING:
+        return _find_root()
+
+
+@functools.cache
+def _find_root() -> CgroupRoot | None:
     if os.environ.get("ARENA_CGROUPS", "").lower() == "off":
         return None
     unified = _ROOT / "unified" if (_ROOT / "unified").is_dir() else _ROOT

@@ -8,19 +8,65 @@ archive and checking a bot take seconds, and must not stall a server's event loo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena import checks
 from arena.artifacts import Artifact, ArtifactLimits, SubmissionError, read_archive
 from arena.store import Store
+from referee.service.peers import PerAddress
 
 UPLOAD_LIMITS = ArtifactLimits()
 
 
 class QuotaExceeded(SubmissionError):
     """A submission past the room its submitter may fill; nothing was stored."""
+
+
+class ChecksBusy(SubmissionError):
+    """A check that cannot run now (nothing was stored); the same upload may be sent again."""
+
+
+class CheckPlaces:
+    """How many bot checks one server runs at once. A check plays the bot's matches for up
+    to its CPU limit, a minute, beside tournaments whose bots' clocks run on wall time; so
+    without a cap, uploads with a check could start any number. A submitter has one check
+    at a time (another is refused at once); past ``at_once`` checks, an upload waits up to
+    ``wait_seconds`` for a place, and is refused after that."""
+
+    def __init__(self, at_once: int, wait_seconds: float) -> None:
+        self.places = threading.BoundedSemaphore(at_once)
+        self.wait_seconds = wait_seconds
+        self.checking = PerAddress(1)  # by submitter
+        self.lock = threading.Lock()
+
+    @contextmanager
+    def place(self, submitter: str) -> Iterator[None]:
+        with self.lock:
+            if not self.checking.take(submitter):
+                raise ChecksBusy(
+                    f"a bot of submitter {submitter!r} is being checked already; "
+                    "send this one again when that check has ended"
+                )
+        try:
+            if not self.places.acquire(timeout=self.wait_seconds):
+                raise ChecksBusy(
+                    f"the arena is checking other bots (waited {self.wait_seconds:.0f} s "
+                    "for a place); send it again in a minute"
+                )
+            try:
+                yield
+            finally:
+                self.places.release()
+        finally:
+            with self.lock:
+                self.checking.give_back(submitter)
+
+
+CHECK_PLACES = CheckPlaces(at_once=2, wait_seconds=30.0)
 
 
 class CheckFailed(SubmissionError):
@@ -64,10 +110,11 @@ def submit_archive(
     check: bool = False,
     move_seconds: float = 5.0,
     limits: ArtifactLimits = UPLOAD_LIMITS,
+    check_places: CheckPlaces = CHECK_PLACES,
 ) -> Accepted:
     """Store ``archive`` as the next version of ``name`` for the token's submitter.
-    Raises UnknownSubmitter, NameTaken, SubmissionError (CheckFailed and QuotaExceeded
-    among them)."""
+    Raises UnknownSubmitter, NameTaken, SubmissionError (CheckFailed, ChecksBusy and
+    QuotaExceeded among them)."""
     store = Store(db)
     try:
         submitter = store.submissions.submitter_for(token)
@@ -77,7 +124,8 @@ def submit_archive(
         _check_quota(store, submitter, artifact, limits)  # before a check's seconds of work
         report: list[str] = []
         if check:
-            results = checks.check_artifact(name, artifact, move_seconds)
+            with check_places.place(submitter):
+                results = checks.check_artifact(name, artifact, move_seconds)
             report = [line for r in results for line in checks.report_lines(name, r)]
             if not results or not all(r.ok for r in results):
                 raise CheckFailed(f"{name} failed its check; nothing was stored", report)

@@ -5,24 +5,30 @@ Transport only: the work is arena.intake's, mapped onto gRPC status codes here."
 from __future__ import annotations
 
 import asyncio
+import functools
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import grpc
 
 from arena.artifacts import ArtifactLimits, SubmissionError
-from arena.intake import UPLOAD_LIMITS, CheckFailed, QuotaExceeded, submit_archive
+from arena.intake import UPLOAD_LIMITS, CheckFailed, ChecksBusy, QuotaExceeded, submit_archive
 from arena.submissions import NameTaken, SubmissionRefused, UnknownSubmitter
 from referee.v1 import submissions_pb2 as pb
 from referee.v1 import submissions_pb2_grpc as pb_grpc
 
 TOKEN_METADATA = "x-submitter-token"
+SUBMISSION_THREADS = 4  # uploads read, checked or stored at once; more wait their turn
 
 
 class SubmissionServicer(pb_grpc.SubmissionServiceServicer):
     def __init__(self, db: Path, limits: ArtifactLimits = UPLOAD_LIMITS) -> None:
         self.db = db
         self.limits = limits
+        # Uploads read, check and store in threads of their own: a check takes up to a
+        # minute, and must not hold the threads the rest of the server shares.
+        self.workers = ThreadPoolExecutor(SUBMISSION_THREADS, thread_name_prefix="submit")
 
     async def SubmitBot(
         self, request: pb.SubmitBotRequest, context: grpc.aio.ServicerContext[Any, Any]
@@ -30,16 +36,19 @@ class SubmissionServicer(pb_grpc.SubmissionServiceServicer):
         metadata = dict(context.invocation_metadata() or ())
         token = str(metadata.get(TOKEN_METADATA, ""))
         try:
-            accepted = await asyncio.to_thread(
-                submit_archive,
-                self.db,
-                token,
-                request.name,
-                request.archive,
-                list(request.command),
-                list(request.games),
-                request.check,
-                limits=self.limits,
+            accepted = await asyncio.get_running_loop().run_in_executor(
+                self.workers,
+                functools.partial(
+                    submit_archive,
+                    self.db,
+                    token,
+                    request.name,
+                    request.archive,
+                    list(request.command),
+                    list(request.games),
+                    request.check,
+                    limits=self.limits,
+                ),
             )
         except UnknownSubmitter as exc:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, f"{exc} ({TOKEN_METADATA})")
@@ -47,6 +56,8 @@ class SubmissionServicer(pb_grpc.SubmissionServiceServicer):
             await context.abort(grpc.StatusCode.PERMISSION_DENIED, str(exc))
         except QuotaExceeded as exc:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+        except ChecksBusy as exc:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, str(exc))
         except CheckFailed as exc:
             await context.abort(
                 grpc.StatusCode.FAILED_PRECONDITION, "\n".join([str(exc), *exc.report])

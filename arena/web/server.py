@@ -291,6 +291,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(response.status)
         self.send_header("Content-Type", response.content_type)
         self.send_header("Content-Length", str(len(response.body)))
+        if response.status == HTTPStatus.SERVICE_UNAVAILABLE:  # busy: come back later
+            self.send_header("Retry-After", "30")
         self.end_headers()
         self.wfile.write(response.body)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.artifacts import ArtifactLimits, SubmissionError
-from arena.intake import UPLOAD_LIMITS, CheckFailed, QuotaExceeded, submit_archive
+from arena.intake import UPLOAD_LIMITS, CheckFailed, ChecksBusy, QuotaExceeded, submit_archive
 from arena.submissions import NameTaken, SubmissionRefused, UnknownSubmitter
 from arena.web.pages import page
 
@@ -89,6 +89,8 @@ def handle_upload(
         return HTTPStatus.FORBIDDEN, {"error": str(exc)}
     except QuotaExceeded as exc:
         return HTTPStatus.INSUFFICIENT_STORAGE, {"error": str(exc)}
+    except ChecksBusy as exc:
+        return HTTPStatus.SERVICE_UNAVAILABLE, {"error": str(exc)}
     except CheckFailed as exc:
         return HTTPStatus.UNPROCESSABLE_ENTITY, {"error": "\n".join([str(exc), *exc.report])}
     except (SubmissionError, SubmissionRefused) as exc:

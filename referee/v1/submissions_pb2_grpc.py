@@ -58,7 +58,10 @@ class SubmissionServiceServicer:
         INVALID_ARGUMENT (not an archive, no bot.toml, a path or link out of the bot's
         directory, too large, a bad manifest; the details say which), FAILED_PRECONDITION
         (check was asked and the bot failed it; nothing was stored), RESOURCE_EXHAUSTED
-        (the submitter's bots would take more than the server's --submitter-quota-mb).
+        (the submitter's bots would take more than the server's --submitter-quota-mb),
+        UNAVAILABLE (check was asked and cannot run now: one of the submitter's bots is
+        being checked, or the server's places for checks stayed taken for 30 s; nothing
+        was stored, send it again later).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -200,3 +200,50 @@ def test_a_process_that_hides_its_descriptors_counts_as_its_limit() -> None:
     hidden, own = (int(n) for n in seen)
     assert hidden == OPEN_FILES_PER_PROCESS
     assert 0 < own < OPEN_FILES_PER_PROCESS  # a readable process counts as it is
+
+
+FIND_CGROUPS_AT_ONCE = """
+import threading
+from arena import cgroups
+
+start = threading.Barrier(8)
+roots, groups = [], []
+
+def find_and_create(n):
+    start.wait()
+    root = cgroups.available()
+    roots.append(root)
+    if root is not None:
+        groups.append(root.create(f"probe-{n}", 64, 16))
+
+threads = [threading.Thread(target=find_and_create, args=(n,)) for n in range(8)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+if all(r is None for r in roots):
+    print("none")
+else:
+    assert all(r is roots[0] for r in roots), f"threads found different cgroup roots: {roots}"
+    missing = [str(d) for g in groups for d in g.dirs.values() if not d.is_dir()]
+    assert not missing, f"cgroups removed under their bots: {missing}"
+    print("ok")
+"""
+
+
+def test_threads_finding_the_cgroups_at_once_share_one_root() -> None:
+    """Uploads checked at once start bots from several threads of one server: the first
+    bots of a process find its cgroup directory together. Each finding it alone made and
+    removed the directory under the others' bots ("cannot start bot: No such file")."""
+    for _ in range(5):  # a race: tried a few times over, each a fresh process
+        out = subprocess.run(
+            [sys.executable, "-c", FIND_CGROUPS_AT_ONCE],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert out.returncode == 0, out.stderr
+        if out.stdout.strip() == "none":
+            pytest.skip("no cgroups the arena can use on this machine")
+        assert out.stdout.strip() == "ok"

@@ -24,7 +24,14 @@ from typing import Any
 import grpc
 import pytest
 
-from arena.intake import UPLOAD_LIMITS, QuotaExceeded, submit_archive
+from arena import checks
+from arena.intake import (
+    UPLOAD_LIMITS,
+    CheckPlaces,
+    ChecksBusy,
+    QuotaExceeded,
+    submit_archive,
+)
 from arena.store import Store
 from arena.web.server import make_server
 from referee.v1 import submissions_pb2 as pb
@@ -35,10 +42,12 @@ from tests.watching.helpers import CHROMIUM, CHROMIUM_ARGS, browser_missing
 BOT = b"from referee.client import run_bot\nrun_bot(lambda o, legal: legal[0], name='z')\n"
 
 
-def bot_zip(manifest: str | None = None, extra: dict[str, bytes] | None = None) -> bytes:
+def bot_zip(
+    manifest: str | None = None, extra: dict[str, bytes] | None = None, bot: bytes = BOT
+) -> bytes:
     raw = io.BytesIO()
     with zipfile.ZipFile(raw, "w") as z:
-        z.writestr("bot.py", BOT)
+        z.writestr("bot.py", bot)
         if manifest is not False:
             z.writestr(
                 "bot.toml",
@@ -346,3 +355,108 @@ def test_one_client_holding_connections_cannot_take_the_server_from_others(
         server.shutdown()
         for sock in held:
             sock.close()
+
+
+SLOW_BOT = (
+    b"import time\ntime.sleep(3)  # a check of this bot lasts at least 3 s\n" + BOT
+)  # fmt: skip
+
+
+def slow_bot_zip(mark: str) -> bytes:
+    return bot_zip(extra={"mark": mark.encode()}, bot=SLOW_BOT)
+
+
+def test_a_submitter_has_one_check_at_a_time(
+    submissions_server: tuple[Path, str, str, str],
+) -> None:
+    """Two uploads with a check at once from one submitter: one is checked and stored, the
+    other refused at once with UNAVAILABLE (send it again), storing nothing."""
+    db, address, alice, _bob = submissions_server
+
+    def upload(mark: str) -> str:
+        try:
+            submit(address, alice, name="slow", archive=slow_bot_zip(mark), check=True)
+        except grpc.RpcError as exc:
+            assert exc.code() == grpc.StatusCode.UNAVAILABLE, exc.details()
+            assert "being checked already" in (exc.details() or "")
+            return "refused"
+        return "stored"
+
+    with ThreadPoolExecutor(2) as pool:
+        outcomes = sorted(pool.map(upload, ["a", "b"]))
+    assert outcomes == ["refused", "stored"]
+    assert stored(db) == [("slow", 1, "alice")]
+    # Once the check has ended, the submitter may be checked again.
+    assert upload("c") == "stored"
+
+
+def test_the_upload_form_says_503_while_the_submitter_is_being_checked(
+    web: tuple[Path, str, str, str],
+) -> None:
+    db, base, alice, _bob = web
+
+    def upload(mark: str) -> tuple[int, str | None]:
+        request = urllib.request.Request(
+            base + "/api/submit",
+            data=slow_bot_zip(mark),
+            headers={"X-Submitter-Token": alice, "X-Bot-Name": "slow", "X-Check": "1"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=120) as answer:
+                return answer.status, None
+        except urllib.error.HTTPError as exc:
+            assert "being checked already" in json.loads(exc.read())["error"]
+            return exc.code, exc.headers.get("Retry-After")
+
+    with ThreadPoolExecutor(2) as pool:
+        outcomes = sorted(pool.map(upload, ["a", "b"]), key=lambda o: o[0])
+    assert outcomes == [(200, None), (503, "30")]
+    assert stored(db) == [("slow", 1, "alice")]
+
+
+def test_checks_run_a_few_at_once_and_others_wait_for_a_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Real checks (sandboxed bot processes) of three submitters' uploads at once: with two
+    places, no more than two run at once and the third waits its turn; with one place and
+    a short wait, those that cannot get a place in time are refused, nothing stored."""
+    db = tmp_path / "arena.db"
+    tokens = [arena(db, "submitters", "add", who).stdout.split()[-1] for who in "abc"]
+    running, most = 0, 0
+    lock = threading.Lock()
+    check = checks.check_artifact
+
+    def counted_check(*args: Any, **kwargs: Any) -> Any:
+        nonlocal running, most
+        with lock:
+            running += 1
+            most = max(most, running)
+        try:
+            return check(*args, **kwargs)
+        finally:
+            with lock:
+                running -= 1
+
+    monkeypatch.setattr(checks, "check_artifact", counted_check)
+
+    def upload_all(places: CheckPlaces, round_: str) -> list[str]:
+        def upload(n: int) -> str:
+            try:
+                submit_archive(
+                    db, tokens[n], f"bot{n}", slow_bot_zip(round_), check=True,
+                    check_places=places,
+                )  # fmt: skip
+            except ChecksBusy as exc:
+                assert "checking other bots" in str(exc)
+                return "busy"
+            return "stored"
+
+        with ThreadPoolExecutor(3) as pool:
+            return sorted(pool.map(upload, range(3)))
+
+    assert upload_all(CheckPlaces(at_once=2, wait_seconds=120), "1") == ["stored"] * 3
+    assert most == 2
+    most = 0
+    assert upload_all(CheckPlaces(at_once=1, wait_seconds=0.5), "2") == ["busy", "busy", "stored"]
+    assert most == 1
+    assert len(stored(db)) == 4
