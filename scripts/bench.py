@@ -23,10 +23,11 @@ medians; each ratio is taken within a round, then the median over rounds.
 Separately, ``--workers 1,2`` measures whole tournaments on local Dask workers beside one
 in process, and ``--cpu-share`` how much a bot that starts 20 spinning sessions slows the
 opponent's thinking (wall over CPU time per turn), beside an idle opponent, with the
-arena's cgroups and without.
+arena's cgroups and without, and ``--upload-memory`` what refused uploads leave in the
+memory of an ``arena serve``.
 
 Usage: scripts/bench [--streams 16] [--seconds 8] [--rounds 3] [--games gin_rummy,golf] [--json]
-       scripts/bench --workers 1,2 | --cpu-share
+       scripts/bench --workers 1,2 | --cpu-share | --upload-memory
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -488,8 +490,16 @@ def main() -> None:
         action="store_true",
         help="only measure how much a bot that starts many sessions slows its opponent",
     )
+    parser.add_argument(
+        "--upload-memory",
+        action="store_true",
+        help="only measure what refused 45 MiB uploads leave in an arena serve's memory",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.upload_memory:
+        upload_memory(args)
+        return
     if args.workers:
         scaling(args)
         return
@@ -700,6 +710,80 @@ def _ratios(n: int) -> dict[str, Callable[[dict[str, float]], float]]:
             lambda r: r[f"{referee}_bots_us"] / r[f"{pingpong}_clients_us"]
         ),
     }
+
+
+# ---- Memory an arena serve keeps after refused uploads (--upload-memory) ----------------
+
+
+def upload_memory(args: Any) -> None:
+    """A real ``arena serve --db``: its resident memory after one refused upload of 45 MiB
+    (not an archive, with a submitter's token), after 20 more one after another, and after
+    30 sent at once without a token. Memory an upload leaves behind shows as growth per
+    upload; uploads read before their token is checked show in the last figure."""
+    from referee.v1 import submissions_pb2 as spb
+
+    def resident_mb(pid: int) -> float:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return 0.0
+
+    archive = os.urandom(45 * 1024 * 1024)
+    with tempfile.TemporaryDirectory(prefix="bench-upload-") as tmp:
+        db = str(Path(tmp) / "arena.db")
+        arena = [sys.executable, "-m", "arena.cli"]
+        made = subprocess.run(
+            [*arena, "submitters", "add", "eve", "--db", db],
+            cwd=ROOT, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        token = made.stdout.split()[-1]
+        server = subprocess.Popen(
+            [*arena, "serve", "--port", "0", "--db", db],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        )  # fmt: skip
+        try:
+            assert server.stdout is not None
+            address = server.stdout.readline().split()[-1]
+            options = [("grpc.max_send_message_length", 64 * 1024 * 1024)]
+            with grpc.insecure_channel(address, options=options) as channel:
+                submit = channel.unary_unary(
+                    "/referee.v1.SubmissionService/SubmitBot",
+                    request_serializer=spb.SubmitBotRequest.SerializeToString,
+                    response_deserializer=spb.SubmitBotResponse.FromString,
+                )
+
+                def send(with_token: str) -> None:
+                    with contextlib.suppress(grpc.RpcError):
+                        submit(
+                            spb.SubmitBotRequest(name="b", archive=archive),
+                            metadata=[("x-submitter-token", with_token)],
+                            timeout=120,
+                        )
+
+                start = resident_mb(server.pid)
+                send(token)
+                one = resident_mb(server.pid)
+                for _ in range(20):
+                    send(token)
+                many = resident_mb(server.pid)
+                with ThreadPoolExecutor(30) as pool:
+                    list(pool.map(send, ["wrong"] * 30))
+                strangers = resident_mb(server.pid)
+        finally:
+            server.terminate()
+            server.wait(30)
+    figures = {
+        "started_mb": start,
+        "after_1_upload_mb": one,
+        "after_21_uploads_mb": many,
+        "growth_per_upload_mb": (many - one) / 20,
+        "after_30_at_once_without_token_mb": strangers,
+    }
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return
+    for key, value in figures.items():
+        print(f"  {key:40s} {value:8.1f}")
 
 
 if __name__ == "__main__":

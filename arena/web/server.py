@@ -20,15 +20,23 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-from arena.artifacts import ArtifactLimits
+from arena.artifacts import ArtifactLimits, SubmissionError
 from arena.disclosure import withheld_reason
-from arena.intake import UPLOAD_LIMITS
+from arena.intake import UPLOAD_LIMITS, UploadPlaces
 from arena.leaderboard import leaderboard
 from arena.store import Store, StoreError
+from arena.submissions import SubmissionRefused
 from arena.web.pages import link, page, table
 from arena.web.replay_page import replay_html
 from arena.web.report import gather, report_html
-from arena.web.upload import SUBMIT_PATH, handle_upload, json_body, too_large, upload_page
+from arena.web.upload import (
+    SUBMIT_PATH,
+    handle_upload,
+    json_body,
+    refusal,
+    too_large,
+    upload_page,
+)
 from referee.replay import ReplayError, parse_replay
 from referee.service.peers import PerAddress
 
@@ -273,19 +281,39 @@ class _Handler(BaseHTTPRequestHandler):
                 self.close_connection = True  # the body is not read
                 status, answer = refusal
             else:
+                status, answer = self._upload(length)
+        self._send(Response(status, "application/json", json_body(answer)))
+
+    def _upload(self, length: int) -> tuple[int, dict[str, Any]]:
+        """Admit the upload (its token, the uploads taken in at once), then read it."""
+        token = self.headers.get("X-Submitter-Token", "")
+        try:
+            with self.server.upload_places.place(self.server.db, token):
                 try:
                     body = self.rfile.read(length)
                 except TimeoutError:
                     self.close_connection = True
-                    status, answer = (
-                        HTTPStatus.REQUEST_TIMEOUT,
-                        {"error": f"the upload stalled for {self.server.idle_seconds:g} s"},
-                    )
-                else:
-                    status, answer = handle_upload(
-                        self.server.db, dict(self.headers.items()), body, self.server.upload_limits
-                    )
-        self._send(Response(status, "application/json", json_body(answer)))
+                    return HTTPStatus.REQUEST_TIMEOUT, {
+                        "error": f"the upload stalled for {self.server.idle_seconds:g} s"
+                    }
+                return handle_upload(
+                    self.server.db, dict(self.headers.items()), body, self.server.upload_limits
+                )
+        except (SubmissionError, SubmissionRefused) as exc:
+            self._discard(length)
+            return refusal(exc)
+
+    def _discard(self, length: int) -> None:
+        """Read a refused upload's body a piece at a time, keeping none of it: a client
+        still sending when the answer came and the connection closed would see only a
+        broken pipe, not the answer."""
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            while length > 0:
+                piece = self.rfile.read(min(length, 64 * 1024))
+                if not piece:
+                    return
+                length -= len(piece)
 
     def _send(self, response: Response) -> None:
         self.send_response(response.status)
@@ -317,6 +345,7 @@ class ArenaServer(ThreadingHTTPServer):
     ) -> None:
         super().__init__(address, _Handler)
         self.upload_limits = upload_limits
+        self.upload_places = UploadPlaces()
         self.db = db
         self.log = log
         self.idle_seconds = idle_seconds

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.artifacts import ArtifactLimits, SubmissionError
-from arena.intake import UPLOAD_LIMITS, CheckFailed, ChecksBusy, QuotaExceeded, submit_archive
+from arena.intake import UPLOAD_LIMITS, CheckFailed, QuotaExceeded, TryLater, submit_archive
 from arena.submissions import NameTaken, SubmissionRefused, UnknownSubmitter
 from arena.web.pages import page
 
@@ -70,10 +70,25 @@ def upload_page() -> str:
     return page("Submit a bot", body, "a new version of a bot you own", ("/", "home"))
 
 
+def refusal(exc: SubmissionError | SubmissionRefused) -> tuple[int, dict[str, Any]]:
+    """(HTTP status, JSON answer) for an upload refused, before or after it was read."""
+    if isinstance(exc, UnknownSubmitter):
+        return HTTPStatus.UNAUTHORIZED, {"error": str(exc)}
+    if isinstance(exc, NameTaken):
+        return HTTPStatus.FORBIDDEN, {"error": str(exc)}
+    if isinstance(exc, QuotaExceeded):
+        return HTTPStatus.INSUFFICIENT_STORAGE, {"error": str(exc)}
+    if isinstance(exc, TryLater):
+        return HTTPStatus.SERVICE_UNAVAILABLE, {"error": str(exc)}
+    if isinstance(exc, CheckFailed):
+        return HTTPStatus.UNPROCESSABLE_ENTITY, {"error": "\n".join([str(exc), *exc.report])}
+    return HTTPStatus.BAD_REQUEST, {"error": str(exc)}
+
+
 def handle_upload(
     db: Path, headers: Mapping[str, str], body: bytes, limits: ArtifactLimits = UPLOAD_LIMITS
 ) -> tuple[int, dict[str, Any]]:
-    """(HTTP status, JSON answer) for one upload."""
+    """(HTTP status, JSON answer) for one upload, admitted and read."""
     try:
         accepted = submit_archive(
             db,
@@ -83,18 +98,8 @@ def handle_upload(
             check=headers.get("X-Check", "0") == "1",
             limits=limits,
         )
-    except UnknownSubmitter as exc:
-        return HTTPStatus.UNAUTHORIZED, {"error": str(exc)}
-    except NameTaken as exc:
-        return HTTPStatus.FORBIDDEN, {"error": str(exc)}
-    except QuotaExceeded as exc:
-        return HTTPStatus.INSUFFICIENT_STORAGE, {"error": str(exc)}
-    except ChecksBusy as exc:
-        return HTTPStatus.SERVICE_UNAVAILABLE, {"error": str(exc)}
-    except CheckFailed as exc:
-        return HTTPStatus.UNPROCESSABLE_ENTITY, {"error": "\n".join([str(exc), *exc.report])}
     except (SubmissionError, SubmissionRefused) as exc:
-        return HTTPStatus.BAD_REQUEST, {"error": str(exc)}
+        return refusal(exc)
     return HTTPStatus.OK, {
         "name": accepted.name,
         "version": accepted.version,

@@ -53,15 +53,18 @@ class SubmissionServiceServicer:
     """
 
     def SubmitBot(self, request, context):
-        """Store a new version of a bot. Errors: UNAUTHENTICATED (missing or unknown
-        submitter token), PERMISSION_DENIED (the name belongs to another submitter),
-        INVALID_ARGUMENT (not an archive, no bot.toml, a path or link out of the bot's
-        directory, too large, a bad manifest; the details say which), FAILED_PRECONDITION
-        (check was asked and the bot failed it; nothing was stored), RESOURCE_EXHAUSTED
-        (the submitter's bots would take more than the server's --submitter-quota-mb),
-        UNAVAILABLE (check was asked and cannot run now: one of the submitter's bots is
-        being checked, or the server's places for checks stayed taken for 30 s; nothing
-        was stored, send it again later).
+        """Store a new version of a bot: one request per call. Errors: UNAUTHENTICATED
+        (missing or unknown submitter token; checked before the archive is read),
+        PERMISSION_DENIED (the name belongs to another submitter), INVALID_ARGUMENT (not an
+        archive, no bot.toml, a path or link out of the bot's directory, too large, a bad
+        manifest, or a call with no request or several; the details say which),
+        FAILED_PRECONDITION (check was asked and the bot failed it; nothing was stored),
+        RESOURCE_EXHAUSTED (the submitter's bots would take more than the server's
+        --submitter-quota-mb), UNAVAILABLE (the server cannot take it now: the submitter
+        is sending 2 uploads already, or the server 4 in all, both refused before the
+        archive is read; or check was asked while one of the submitter's bots is being
+        checked, or the server's places for checks stayed taken for 30 s. Nothing was
+        stored: send it again later).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -28,8 +28,8 @@ from arena import checks
 from arena.intake import (
     UPLOAD_LIMITS,
     CheckPlaces,
-    ChecksBusy,
     QuotaExceeded,
+    TryLater,
     submit_archive,
 )
 from arena.store import Store
@@ -446,7 +446,7 @@ def test_checks_run_a_few_at_once_and_others_wait_for_a_place(
                     db, tokens[n], f"bot{n}", slow_bot_zip(round_), check=True,
                     check_places=places,
                 )  # fmt: skip
-            except ChecksBusy as exc:
+            except TryLater as exc:
                 assert "checking other bots" in str(exc)
                 return "busy"
             return "stored"
@@ -460,3 +460,126 @@ def test_checks_run_a_few_at_once_and_others_wait_for_a_place(
     assert upload_all(CheckPlaces(at_once=1, wait_seconds=0.5), "2") == ["busy", "busy", "stored"]
     assert most == 1
     assert len(stored(db)) == 4
+
+
+class HeldUpload:
+    """A SubmitBot call whose archive is not sent until released: what the server does
+    before it reads a byte of it."""
+
+    def __init__(self, address: str, token: str) -> None:
+        self.release = threading.Event()
+        self.channel = grpc.insecure_channel(address)
+        call = self.channel.stream_unary(
+            "/referee.v1.SubmissionService/SubmitBot",
+            request_serializer=pb.SubmitBotRequest.SerializeToString,
+            response_deserializer=pb.SubmitBotResponse.FromString,
+        )
+        self.future = call.future(
+            self._requests(), metadata=[("x-submitter-token", token)], timeout=60
+        )
+
+    def _requests(self) -> Iterator[pb.SubmitBotRequest]:
+        self.release.wait(60)
+        yield pb.SubmitBotRequest(name="held", archive=b"not an archive")
+
+    def refusal(self) -> tuple[grpc.StatusCode, str]:
+        """The call's status once it has ended, its archive never sent."""
+        error = self.future.exception(timeout=30)
+        assert isinstance(error, grpc.RpcError)
+        return error.code(), error.details() or ""
+
+    def pending(self) -> bool:
+        time.sleep(0.5)  # time for a refusal to come back, if any
+        return not self.future.done()
+
+    def close(self) -> None:
+        self.release.set()
+        with pytest.raises(grpc.RpcError):
+            self.future.result(timeout=30)  # not an archive
+        self.channel.close()
+
+
+def test_uploads_are_admitted_before_their_archive_is_read(
+    submissions_server: tuple[Path, str, str, str],
+) -> None:
+    """An upload's token and the uploads taken in at once are checked before its archive is
+    read (each is held whole in memory): a wrong token is refused with nothing sent; a
+    submitter may send two at once, and the server takes in four. A call with several
+    requests, or none, is refused."""
+    db, address, alice, bob = submissions_server
+    carol = arena(db, "submitters", "add", "carol").stdout.split()[-1]
+    dave = arena(db, "submitters", "add", "dave").stdout.split()[-1]
+    stranger = HeldUpload(address, "wrong")
+    assert stranger.refusal()[0] == grpc.StatusCode.UNAUTHENTICATED
+    held = [HeldUpload(address, token) for token in (alice, alice, bob)]
+    assert all(h.pending() for h in held)
+    third = HeldUpload(address, alice)
+    code, details = third.refusal()
+    assert code == grpc.StatusCode.UNAVAILABLE and "'alice' is sending 2 uploads" in details
+    held.append(HeldUpload(address, carol))
+    assert held[-1].pending()
+    fifth = HeldUpload(address, dave)
+    code, details = fifth.refusal()
+    assert code == grpc.StatusCode.UNAVAILABLE and "taking in 4 uploads" in details
+    for h in held:
+        h.close()
+    assert submit(address, dave, name="d", archive=bot_zip()).version == 1  # places freed
+
+    with grpc.insecure_channel(address) as channel:
+        call = channel.stream_unary(
+            "/referee.v1.SubmissionService/SubmitBot",
+            request_serializer=pb.SubmitBotRequest.SerializeToString,
+            response_deserializer=pb.SubmitBotResponse.FromString,
+        )
+        for count in (0, 2):
+            with pytest.raises(grpc.RpcError) as caught:
+                call(
+                    iter([pb.SubmitBotRequest(name="d", archive=bot_zip())] * count),
+                    metadata=[("x-submitter-token", dave)],
+                    timeout=60,
+                )
+            assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert "send one SubmitBotRequest" in (caught.value.details() or "")
+    assert stored(db) == [("d", 1, "dave")]
+
+
+def test_the_upload_form_answers_a_refused_upload_it_did_not_keep(tmp_path: Path) -> None:
+    """A refused upload (wrong token, or its submitter already sending two) gets its answer
+    though the client is still sending: the body is read and dropped, never kept."""
+    db = tmp_path / "arena.db"
+    alice = arena(db, "submitters", "add", "alice").stdout.split()[-1]
+    server = make_server(db, port=0, idle_seconds=5)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    body = bytes(8 * 1024 * 1024)  # more than the socket buffers take without a reader
+
+    def post(token: str) -> tuple[int, str]:
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/api/submit",
+            data=body,
+            headers={"X-Submitter-Token": token, "X-Bot-Name": "a"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                return answer.status, ""
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read())["error"]
+
+    try:
+        assert post("wrong") == (401, "a missing or unknown submitter token")
+        stalled = []
+        for _ in range(2):  # two uploads of alice's that never send their body
+            s = socket.create_connection(("127.0.0.1", port))
+            s.sendall(
+                b"POST /api/submit HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n"
+                + f"X-Submitter-Token: {alice}\r\nX-Bot-Name: slow\r\n\r\n".encode()
+            )
+            stalled.append(s)
+        time.sleep(0.5)  # both admitted, waiting for their bodies
+        status, error = post(alice)
+        assert status == 503 and "'alice' is sending 2 uploads" in error
+        for s in stalled:
+            s.close()
+    finally:
+        server.shutdown()
+    assert stored(db) == []
