@@ -1,7 +1,8 @@
 """Bots submitted from elsewhere: the one path that the ``SubmitBot`` RPC and the web
-upload form share. A server's ``UploadPlaces`` admits an upload before its archive is read (the
-submitter's token, and how many uploads are taken in at once); ``submit_archive`` reads
-the archive with the upload limits, optionally checks the bot, and stores the new version.
+upload form share. A server admits an upload before its archive is read (the submitter's
+token, then a place among the uploads it takes in at once: ``UploadPlaces``);
+``submit_archive`` reads the archive with the upload limits, optionally checks the bot,
+and stores the new version.
 
 ``submit_archive`` runs in a worker thread with its own database connection (reading an
 archive and checking a bot take seconds, and must not stall a server's event loop).
@@ -46,7 +47,7 @@ def authenticate(db: Path, token: str) -> str:
 class UploadPlaces:
     """How many uploads one server takes in at once. An archive (up to the upload limit,
     50 MiB) is held whole in memory while it is read, checked and stored: 30 uploads of
-    45 MiB at once, without a token, took 3 GB of an ``arena serve``. So an upload is
+    45 MiB at once, without a token, took an ``arena serve`` to 5 GB. So an upload is
     admitted before a byte of its archive is read: its token must be a submitter's (a
     client without one makes the server read nothing), and past ``at_once`` uploads in
     all, or ``per_submitter`` from one submitter, it is refused (TryLater)."""
@@ -60,9 +61,9 @@ class UploadPlaces:
         self.lock = threading.Lock()
 
     @contextmanager
-    def place(self, db: Path, token: str) -> Iterator[str]:
-        """Admit one upload while the block reads and submits it; yields the submitter."""
-        submitter = authenticate(db, token)
+    def place(self, submitter: str) -> Iterator[None]:
+        """Admit one upload of ``submitter`` (authenticated) while the block reads and
+        submits it."""
         with self.lock:
             if self.taking >= self.at_once:
                 raise TryLater(
@@ -76,7 +77,7 @@ class UploadPlaces:
                 )
             self.taking += 1
         try:
-            yield submitter
+            yield
         finally:
             with self.lock:
                 self.taking -= 1

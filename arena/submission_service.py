@@ -29,6 +29,7 @@ from arena.intake import (
     UploadPlaces,
     submit_archive,
 )
+from arena.store import Store
 from arena.submissions import NameTaken, SubmissionRefused, UnknownSubmitter
 from referee.v1 import submissions_pb2 as pb
 
@@ -55,6 +56,9 @@ class SubmissionServicer:
         self.db = db
         self.limits = limits
         self.places = UploadPlaces()
+        # Tokens are checked on the event loop, before the archive is read: with one
+        # connection kept open, not a database opened per call.
+        self.tokens = Store(db).submissions
         # Admitted uploads are read, checked and stored in threads of their own: a check
         # takes up to a minute, and must not hold the threads the rest of the server shares.
         self.workers = ThreadPoolExecutor(UPLOADS_AT_ONCE, thread_name_prefix="submit")
@@ -67,7 +71,7 @@ class SubmissionServicer:
         metadata = dict(context.invocation_metadata() or ())
         token = str(metadata.get(TOKEN_METADATA, ""))
         try:
-            with self.places.place(self.db, token):  # before the archive is read
+            with self.places.place(self.tokens.submitter_for(token)):  # before the archive
                 request = await _only_message(requests)
                 if request is None:
                     return _refuse(

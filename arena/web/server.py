@@ -22,7 +22,7 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from arena.artifacts import ArtifactLimits, SubmissionError
 from arena.disclosure import withheld_reason
-from arena.intake import UPLOAD_LIMITS, UploadPlaces
+from arena.intake import UPLOAD_LIMITS, UploadPlaces, authenticate
 from arena.leaderboard import leaderboard
 from arena.store import Store, StoreError
 from arena.submissions import SubmissionRefused
@@ -288,7 +288,7 @@ class _Handler(BaseHTTPRequestHandler):
         """Admit the upload (its token, the uploads taken in at once), then read it."""
         token = self.headers.get("X-Submitter-Token", "")
         try:
-            with self.server.upload_places.place(self.server.db, token):
+            with self.server.upload_places.place(authenticate(self.server.db, token)):
                 try:
                     body = self.rfile.read(length)
                 except TimeoutError:
