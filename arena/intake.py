@@ -24,6 +24,9 @@ from referee.service.peers import PerAddress
 UPLOAD_LIMITS = ArtifactLimits()
 UPLOADS_AT_ONCE = 4  # uploads a server takes in at once (each held whole in memory)
 UPLOADS_PER_SUBMITTER = 2
+# How long an admitted upload may take to arrive: 50 MiB at 85 KB/s. A client trickling
+# its archive would otherwise hold its place for as long as it liked.
+UPLOAD_SECONDS = 600.0
 
 
 class QuotaExceeded(SubmissionError):
@@ -53,9 +56,13 @@ class UploadPlaces:
     all, or ``per_submitter`` from one submitter, it is refused (TryLater)."""
 
     def __init__(
-        self, at_once: int = UPLOADS_AT_ONCE, per_submitter: int = UPLOADS_PER_SUBMITTER
+        self,
+        at_once: int = UPLOADS_AT_ONCE,
+        per_submitter: int = UPLOADS_PER_SUBMITTER,
+        arrive_seconds: float = UPLOAD_SECONDS,
     ) -> None:
         self.at_once = at_once
+        self.arrive_seconds = arrive_seconds  # an admitted upload's time to arrive
         self.taking = 0
         self.by_submitter = PerAddress(per_submitter)
         self.lock = threading.Lock()

@@ -52,10 +52,10 @@ def _status(exc: SubmissionError | SubmissionRefused) -> tuple[grpc.StatusCode, 
 
 
 class SubmissionServicer:
-    def __init__(self, db: Path, limits: ArtifactLimits = UPLOAD_LIMITS) -> None:
+    def __init__(self, db: Path, limits: ArtifactLimits, places: UploadPlaces) -> None:
         self.db = db
         self.limits = limits
-        self.places = UploadPlaces()
+        self.places = places
         # Tokens are checked on the event loop, before the archive is read: with one
         # connection kept open, not a database opened per call.
         self.tokens = Store(db).submissions
@@ -72,7 +72,15 @@ class SubmissionServicer:
         token = str(metadata.get(TOKEN_METADATA, ""))
         try:
             with self.places.place(self.tokens.submitter_for(token)):  # before the archive
-                request = await _only_message(requests)
+                try:
+                    async with asyncio.timeout(self.places.arrive_seconds):
+                        request = await _only_message(requests)
+                except TimeoutError:
+                    return _refuse(
+                        context,
+                        grpc.StatusCode.DEADLINE_EXCEEDED,
+                        f"the upload took more than {self.places.arrive_seconds:g} s to arrive",
+                    )
                 if request is None:
                     return _refuse(
                         context, grpc.StatusCode.INVALID_ARGUMENT, "send one SubmitBotRequest"
@@ -130,10 +138,13 @@ def _refuse(
 
 
 def add_submission_service(
-    server: grpc.aio.Server, db: Path, limits: ArtifactLimits = UPLOAD_LIMITS
+    server: grpc.aio.Server,
+    db: Path,
+    limits: ArtifactLimits = UPLOAD_LIMITS,
+    places: UploadPlaces | None = None,
 ) -> None:
     """Register the service on a server that has not started yet."""
-    servicer = SubmissionServicer(db, limits)
+    servicer = SubmissionServicer(db, limits, places or UploadPlaces())
     submit_bot = grpc.stream_unary_rpc_method_handler(
         servicer.SubmitBot,
         request_deserializer=pb.SubmitBotRequest.FromString,

@@ -288,20 +288,40 @@ class _Handler(BaseHTTPRequestHandler):
         """Admit the upload (its token, the uploads taken in at once), then read it."""
         token = self.headers.get("X-Submitter-Token", "")
         try:
-            with self.server.upload_places.place(authenticate(self.server.db, token)):
+            places = self.server.upload_places
+            with places.place(authenticate(self.server.db, token)):
                 try:
-                    body = self.rfile.read(length)
-                except TimeoutError:
+                    body = self._read_body(length, time.monotonic() + places.arrive_seconds)
+                except TimeoutError as exc:
                     self.close_connection = True
-                    return HTTPStatus.REQUEST_TIMEOUT, {
-                        "error": f"the upload stalled for {self.server.idle_seconds:g} s"
-                    }
+                    return HTTPStatus.REQUEST_TIMEOUT, {"error": str(exc)}
                 return handle_upload(
                     self.server.db, dict(self.headers.items()), body, self.server.upload_limits
                 )
         except (SubmissionError, SubmissionRefused) as exc:
             self._discard(length)
             return refusal(exc)
+
+    def _read_body(self, length: int, deadline: float) -> bytes:
+        """The body, read a piece at a time until ``deadline`` (TimeoutError past it, or
+        when the client stays silent for the idle time)."""
+        pieces, missing = [], length
+        while missing > 0:
+            if time.monotonic() > deadline:
+                raise TimeoutError(
+                    f"the upload took more than {self.server.upload_places.arrive_seconds:g} s"
+                )
+            try:
+                piece = self.rfile.read1(min(missing, 1024 * 1024))
+            except TimeoutError:
+                raise TimeoutError(
+                    f"the upload stalled for {self.server.idle_seconds:g} s"
+                ) from None
+            if not piece:
+                break  # the client closed early: what came is judged as it is
+            pieces.append(piece)
+            missing -= len(piece)
+        return b"".join(pieces)
 
     def _discard(self, length: int) -> None:
         """Read a refused upload's body a piece at a time, keeping none of it: a client

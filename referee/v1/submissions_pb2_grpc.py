@@ -64,7 +64,8 @@ class SubmissionServiceServicer:
         is sending 2 uploads already, or the server 4 in all, both refused before the
         archive is read; or check was asked while one of the submitter's bots is being
         checked, or the server's places for checks stayed taken for 30 s. Nothing was
-        stored: send it again later).
+        stored: send it again later), DEADLINE_EXCEEDED (the request took more than 600 s to
+        arrive once admitted).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

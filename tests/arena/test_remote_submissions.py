@@ -5,9 +5,11 @@ web server closes connections that go silent and caps those held at once."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import io
 import json
+import select
 import socket
 import sqlite3
 import sys
@@ -30,10 +32,13 @@ from arena.intake import (
     CheckPlaces,
     QuotaExceeded,
     TryLater,
+    UploadPlaces,
     submit_archive,
 )
 from arena.store import Store
+from arena.submission_service import add_submission_service
 from arena.web.server import make_server
+from referee.service import RefereeCore, start_server
 from referee.v1 import submissions_pb2 as pb
 from referee.v1 import submissions_pb2_grpc as pb_grpc
 from tests.conftest import arena, arena_process
@@ -583,3 +588,57 @@ def test_the_upload_form_answers_a_refused_upload_it_did_not_keep(tmp_path: Path
     finally:
         server.shutdown()
     assert stored(db) == []
+
+
+def test_an_upload_that_trickles_in_loses_its_place_at_the_deadline(tmp_path: Path) -> None:
+    """An admitted upload has UploadPlaces.arrive_seconds to arrive, however steadily it
+    trickles: over gRPC (a call that never sends its request) and through the form (a byte
+    now and then, each inside the idle time). Its place is free again after it."""
+    db = tmp_path / "arena.db"
+    alice = arena(db, "submitters", "add", "alice").stdout.split()[-1]
+
+    async def serve_grpc() -> tuple[str, Any]:
+        server = await start_server(
+            RefereeCore(),
+            ["127.0.0.1:0"],
+            admin_token="admin",
+            services=[lambda s: add_submission_service(s, db, places=UploadPlaces(1, 1, 1.0))],
+            max_message_bytes=UPLOAD_LIMITS.max_upload_bytes + 65536,
+        )
+        return f"127.0.0.1:{server.bound_addresses[0].rsplit(':', 1)[1]}", server
+
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, daemon=True).start()
+    address, grpc_server = asyncio.run_coroutine_threadsafe(serve_grpc(), loop).result(30)
+    try:
+        held = HeldUpload(address, alice)
+        code, details = held.refusal()
+        assert code == grpc.StatusCode.DEADLINE_EXCEEDED and "more than 1 s to arrive" in details
+        held.release.set()
+        assert submit(address, alice, name="a", archive=bot_zip()).version == 1
+    finally:
+        asyncio.run_coroutine_threadsafe(grpc_server.stop(0), loop).result(30)
+        loop.call_soon_threadsafe(loop.stop)
+
+    web_server = make_server(db, port=0, idle_seconds=5)
+    web_server.upload_places = UploadPlaces(1, 1, 1.0)
+    threading.Thread(target=web_server.serve_forever, daemon=True).start()
+    host, port = web_server.server_address[:2]
+    try:
+        trickle = socket.create_connection((str(host), port), timeout=30)
+        trickle.sendall(
+            b"POST /api/submit HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n"
+            + f"X-Submitter-Token: {alice}\r\nX-Bot-Name: slow\r\n\r\n".encode()
+        )
+        answer = b""
+        for _ in range(50):  # a byte every 0.1 s, well inside the 5 s idle time, until answered
+            if select.select([trickle], [], [], 0.1)[0]:
+                break
+            trickle.sendall(b"x")
+        while chunk := trickle.recv(4096):
+            answer += chunk
+        assert answer.startswith(b"HTTP/1.0 408"), answer[:200]
+        assert b"the upload took more than 1 s" in answer
+    finally:
+        web_server.shutdown()
+    assert stored(db) == [("a", 1, "alice")]
