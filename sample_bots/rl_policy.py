@@ -23,12 +23,20 @@ import os
 import random
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from referee.pettingzoo import CardArenaEnv, raw_env
 
 GAME = "golf_solitaire"
-RULES = {"holes": 1}
+
+
+class TrainingRules(TypedDict):
+    """The rule options the policy is trained and played with (raw_env's ``**rules``)."""
+
+    holes: int
+
+
+RULES: TrainingRules = {"holes": 1}
 DEFAULT_WEIGHTS = "rl_policy_weights.json"
 FEATURES = 8  # the observation entries each action's score reads (see _score)
 

@@ -62,7 +62,7 @@ WARM_UP_LIMIT = 120.0  # seconds for bot processes to start before the bench giv
 # ---- 1. bare ping-pong -------------------------------------------------------------
 
 
-def _ping_server(address: str, ready: mp.synchronize.Event) -> None:  # type: ignore[name-defined]
+def _ping_server(address: str, ready: mp.synchronize.Event) -> None:
     async def pong(requests, context):  # type: ignore[no-untyped-def]
         async for payload in requests:
             yield payload
@@ -89,7 +89,7 @@ def _ping_client(address: str, streams: int, seconds: float) -> None:
 
     async def main() -> None:
         channels = [grpc.aio.insecure_channel(address) for _ in range(streams)]
-        calls = [channel.stream_stream(PING)() for channel in channels]
+        calls = [channel.stream_stream(PING, None, None)(None) for channel in channels]
         payload = b"x" * 600  # about a Turn's size
         for call in calls:  # warm-up: connected, and the first message through
             await call.write(payload)
@@ -111,7 +111,7 @@ def _ping_client(address: str, streams: int, seconds: float) -> None:
         for call in calls:
             call.cancel()
         for channel in channels:
-            await channel.close()
+            await channel.close(None)
 
     asyncio.run(main())
 
@@ -756,7 +756,7 @@ def upload_memory(args: Any) -> None:
                     with contextlib.suppress(grpc.RpcError):
                         submit(
                             spb.SubmitBotRequest(name="b", archive=archive),
-                            metadata=[("x-submitter-token", with_token)],
+                            metadata=(("x-submitter-token", with_token),),
                             timeout=120,
                         )
 

@@ -78,7 +78,7 @@ async def fuzz(address: str, count: int, seed: int) -> None:
     requests: every one must be refused cleanly."""
     rng = random.Random(seed)
     async with grpc.aio.insecure_channel(address) as channel:
-        play = channel.stream_stream("/referee.v1.Referee/Play")
+        play = channel.stream_stream("/referee.v1.Referee/Play", None, None)
         stub = referee_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
         for _ in range(count):
             blobs = [rng.randbytes(rng.choice((0, 3, 40, 600, 70_000))) for _ in range(3)]
@@ -212,7 +212,8 @@ async def soak(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await task
         cpu = cpu_seconds(me) - cpu0
-        latencies, decisions, honest_faults = [], 0, Counter()
+        latencies, decisions = [], 0
+        honest_faults: Counter[str] = Counter()
         for match in store.matches(tournament_id=record.id, limit=100_000):
             for line in store.replay_text(match["id"]).splitlines():
                 entry = json.loads(line)

@@ -172,7 +172,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
         return None
     from xdist.scheduler import LoadScopeScheduling
 
-    class SharedFixtureScheduling(LoadScopeScheduling):
+    class SharedFixtureScheduling(LoadScopeScheduling):  # type: ignore[misc]  # untyped xdist
         def _split_scope(self, nodeid: str) -> str:
             return work_unit(nodeid)
 

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -79,7 +80,7 @@ def _tournament(db: Path, *extra: str, move_seconds: float = 10) -> dict[str, ob
         "--json",
         *extra,
     )
-    return json.loads(out.stdout)
+    return cast(dict[str, object], json.loads(out.stdout))
 
 
 @pytest.mark.parametrize(

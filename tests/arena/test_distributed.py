@@ -129,7 +129,7 @@ def cluster(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen[bytes]]
 def wait_for_workers(address: str, count: int) -> None:
     from distributed import Client
 
-    with Client(address, timeout=60) as client:
+    with Client(address, timeout=60) as client:  # type: ignore[no-untyped-call]
         client.wait_for_workers(count, timeout=60)
 
 

@@ -21,7 +21,7 @@ import zipfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import grpc
 import pytest
@@ -48,7 +48,9 @@ BOT = b"from referee.client import run_bot\nrun_bot(lambda o, legal: legal[0], n
 
 
 def bot_zip(
-    manifest: str | None = None, extra: dict[str, bytes] | None = None, bot: bytes = BOT
+    manifest: str | Literal[False] | None = None,
+    extra: dict[str, bytes] | None = None,
+    bot: bytes = BOT,
 ) -> bytes:
     raw = io.BytesIO()
     with zipfile.ZipFile(raw, "w") as z:
@@ -82,7 +84,7 @@ def submissions_server(tmp_path: Path) -> Iterator[tuple[Path, str, str, str]]:
 def submit(address: str, token: str | None, **fields: Any) -> pb.SubmitBotResponse:
     metadata = [("x-submitter-token", token)] if token is not None else []
     with grpc.insecure_channel(address) as channel:
-        stub = pb_grpc.SubmissionServiceStub(channel)
+        stub = pb_grpc.SubmissionServiceStub(channel)  # type: ignore[no-untyped-call]
         reply: pb.SubmitBotResponse = stub.SubmitBot(
             pb.SubmitBotRequest(**fields), metadata=metadata, timeout=120
         )
@@ -297,7 +299,7 @@ def test_silent_and_stalled_clients_are_cut_off_and_others_are_served(tmp_path: 
             + f"X-Submitter-Token: {token}\r\nX-Bot-Name: slow\r\n\r\n".encode()
             + b"only part of the body"
         )
-        with urllib.request.urlopen(f"http://{host}:{port}/", timeout=30) as page:
+        with urllib.request.urlopen(f"http://{host!s}:{port}/", timeout=30) as page:
             assert page.status == 200
         for sock in silent:
             assert sock.recv(1024) == b""  # closed by the server, nothing sent
@@ -480,7 +482,7 @@ class HeldUpload:
             response_deserializer=pb.SubmitBotResponse.FromString,
         )
         self.future = call.future(
-            self._requests(), metadata=[("x-submitter-token", token)], timeout=60
+            self._requests(), metadata=(("x-submitter-token", token),), timeout=60
         )
 
     def _requests(self) -> Iterator[pb.SubmitBotRequest]:
@@ -489,7 +491,7 @@ class HeldUpload:
 
     def refusal(self) -> tuple[grpc.StatusCode, str]:
         """The call's status once it has ended, its archive never sent."""
-        error = self.future.exception(timeout=30)
+        error = self.future.exception(timeout=30)  # type: ignore[call-arg]  # not in grpc-stubs
         assert isinstance(error, grpc.RpcError)
         return error.code(), error.details() or ""
 
@@ -540,7 +542,7 @@ def test_uploads_are_admitted_before_their_archive_is_read(
             with pytest.raises(grpc.RpcError) as caught:
                 call(
                     iter([pb.SubmitBotRequest(name="d", archive=bot_zip())] * count),
-                    metadata=[("x-submitter-token", dave)],
+                    metadata=(("x-submitter-token", dave),),
                     timeout=60,
                 )
             assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
@@ -605,7 +607,8 @@ def test_an_upload_that_trickles_in_loses_its_place_at_the_deadline(tmp_path: Pa
             services=[lambda s: add_submission_service(s, db, places=UploadPlaces(1, 1, 1.0))],
             max_message_bytes=UPLOAD_LIMITS.max_upload_bytes + 65536,
         )
-        return f"127.0.0.1:{server.bound_addresses[0].rsplit(':', 1)[1]}", server
+        bound = server.bound_addresses[0]  # type: ignore[attr-defined]  # set by start_server
+        return f"127.0.0.1:{bound.rsplit(':', 1)[1]}", server
 
     loop = asyncio.new_event_loop()
     threading.Thread(target=loop.run_forever, daemon=True).start()

@@ -117,7 +117,8 @@ def _observation(
 def _play_out(order: Sequence[int]) -> tuple[int, list[str]]:
     """The bot plays the bridge position with the stock in ``order``: (cards left, moves)."""
     columns = [list(col) for col in BRIDGE_COLUMNS]
-    foundation, stock, moves = [BRIDGE_TOP], list(order), []
+    foundation, stock = [BRIDGE_TOP], list(order)
+    moves: list[str] = []
     while True:
         top = foundation[-1]
         legal = [f"play {c}" for c, col in enumerate(columns) if col and STRICT[top][col[-1]]]

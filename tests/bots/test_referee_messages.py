@@ -148,7 +148,7 @@ def run_against(
 ) -> tuple[ScriptedReferee, subprocess.CompletedProcess[str]]:
     referee = ScriptedReferee(script)
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
-    referee_pb2_grpc.add_RefereeServicer_to_server(referee, server)
+    referee_pb2_grpc.add_RefereeServicer_to_server(referee, server)  # type: ignore[no-untyped-call]
     target = f"unix:{tmp_path}/scripted.sock"
     server.add_insecure_port(target)
     server.start()

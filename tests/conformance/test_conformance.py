@@ -48,7 +48,10 @@ def test_random_playouts(mod: ModuleType, case: harness.Case) -> None:
         )
 
 
-@pytest.mark.parametrize(("mod", "case"), [p for p in PARAMS if p.values[1].fast_playouts])
+@pytest.mark.parametrize(
+    ("mod", "case"),
+    [p for p in PARAMS if isinstance(c := p.values[1], harness.Case) and c.fast_playouts],
+)
 def test_many_fast_random_playouts(mod: ModuleType, case: harness.Case) -> None:
     """Thousands of random playouts per game with the cheap checks (see fast_playout)."""
     for i in range(case.fast_playouts):

@@ -63,7 +63,8 @@ def scripted(
 
 
 def view(s: DingoState, seat: int = -1) -> DingoView:
-    return GAME.public_view(s) if seat < 0 else GAME.observation(s, seat)
+    v: DingoView = GAME.public_view(s) if seat < 0 else GAME.observation(s, seat)
+    return v
 
 
 def actor(s: DingoState) -> int:

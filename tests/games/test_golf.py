@@ -94,7 +94,8 @@ def card_points(layouts: Sequence[str], **opts: Any) -> tuple[int, ...]:
 
 
 def view(s: GolfState, seat: int = -1) -> GolfView:
-    return GAME.public_view(s) if seat < 0 else GAME.observation(s, seat)
+    v: GolfView = GAME.public_view(s) if seat < 0 else GAME.observation(s, seat)
+    return v
 
 
 def slot(s: GolfState, owner: int, pos: int, viewer: int = -1) -> tuple[str, str | None]:

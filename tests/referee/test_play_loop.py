@@ -103,7 +103,7 @@ def test_the_seats_picked_per_round_and_the_decision_bound() -> None:
 def test_play_out_sees_every_state_of_a_real_match() -> None:
     game = get_game("golf")
     rules = game.Rules()
-    seen = []
+    seen: list[object] = []
     final, decisions = play_out(
         game,
         game.initial_state(rules, 2, 3),

@@ -36,7 +36,8 @@ def temp_dirs_of(pid: int, where: Path | None = None) -> list[Path]:
 def cgroups_of(pid: int) -> set[Path]:
     """The cgroup directories arena process ``pid`` made (card-arena-NS-PID) beside the
     cgroup it ran in (this process's: it inherited it), in every hierarchy."""
-    root, found = Path("/sys/fs/cgroup"), set()
+    root = Path("/sys/fs/cgroup")
+    found: set[Path] = set()
     for line in Path("/proc/self/cgroup").read_text().splitlines():
         _, names, path = line.split(":", 2)
         tops = [root / n for n in names.split(",")] if names else [root, root / "unified"]

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_admin_rpcs_need_the_admin_token(served: str) -> None:
     with grpc.insecure_channel(served) as channel:
-        stub = referee_pb2_grpc.RefereeStub(channel)
+        stub = referee_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
         with pytest.raises(grpc.RpcError) as denied:
             stub.CreateMatch(pb.CreateMatchRequest(game="gin_rummy", seats=2))
         assert denied.value.code() == grpc.StatusCode.UNAUTHENTICATED
@@ -37,7 +37,7 @@ def test_admin_rpcs_need_the_admin_token(served: str) -> None:
             )
         assert (
             bad.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-            and "unknown rule option knock" in bad.value.details()
+            and "unknown rule option knock" in (bad.value.details() or "")
         )
         games = stub.ListGames(pb.ListGamesRequest())
         gin = next(g for g in games.games if g.name == "gin_rummy")
@@ -47,7 +47,7 @@ def test_admin_rpcs_need_the_admin_token(served: str) -> None:
 
 def test_remote_bots_play_a_created_match_while_a_spectator_watches(served: str) -> None:
     with grpc.insecure_channel(served) as channel:
-        stub = referee_pb2_grpc.RefereeStub(channel)
+        stub = referee_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
         created = stub.CreateMatch(
             pb.CreateMatchRequest(
                 game="gin_rummy", seats=2, seed=5, rules={"max_hands": "2"}, names=["x", "y"]
@@ -100,7 +100,7 @@ def _listening_tcp_ports(pid: int) -> list[int]:
 def test_private_watch_serves_watch_only_with_the_admin_token() -> None:
     """For matches that share a deal: a bot watching another table would see its cards."""
     with serving("--private-watch") as address, grpc.insecure_channel(address) as channel:
-        stub = referee_pb2_grpc.RefereeStub(channel)
+        stub = referee_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
         created = stub.CreateMatch(
             pb.CreateMatchRequest(game="gin_rummy", seats=2, seed=5, rules={"max_hands": "1"}),
             metadata=ADMIN,
@@ -120,7 +120,7 @@ def test_serve_with_only_a_unix_socket_listens_on_no_tcp_port(tmp_path: Path) ->
         assert line.split()[3:] == [f"unix:{sock}"]
         assert _listening_tcp_ports(proc.pid) == []
         with grpc.insecure_channel(f"unix:{sock}") as channel:
-            games = referee_pb2_grpc.RefereeStub(channel).ListGames(pb.ListGamesRequest())
+            games = referee_pb2_grpc.RefereeStub(channel).ListGames(pb.ListGamesRequest())  # type: ignore[no-untyped-call]
         assert games.games
 
 
@@ -184,7 +184,7 @@ def test_health_turns_not_serving_as_the_referee_stops(tmp_path: Path) -> None:
 
 def test_non_finite_or_non_positive_times_are_refused(served: str, tmp_path: Path) -> None:
     with grpc.insecure_channel(served) as channel:
-        stub = referee_pb2_grpc.RefereeStub(channel)
+        stub = referee_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
         for seconds in (float("nan"), float("inf"), -1.0):
             with pytest.raises(grpc.RpcError) as refused:
                 stub.CreateMatch(
@@ -192,7 +192,9 @@ def test_non_finite_or_non_positive_times_are_refused(served: str, tmp_path: Pat
                     metadata=ADMIN,
                 )
             assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-            assert "move seconds must be a positive, finite number" in refused.value.details()
+            assert "move seconds must be a positive, finite number" in (
+                refused.value.details() or ""
+            )
     db = tmp_path / "a.db"
     arena(
         db, "bots", "add", "r", "--game", "*", "--", sys.executable, "-m", "sample_bots.random_bot"
@@ -222,7 +224,7 @@ def test_a_remote_player_with_nothing_more_to_play_is_told_goodbye(tmp_path: Pat
     """A player token on `arena serve` plays the match it was given, then, with no match
     for the idle limit, receives Goodbye and its stream ends: the bot exits by itself."""
     with serving("--player-idle-seconds", "1") as served, grpc.insecure_channel(served) as channel:
-        stub = referee_pb2_grpc.RefereeStub(channel)
+        stub = referee_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
         token = stub.IssuePlayerToken(pb.IssuePlayerTokenRequest(name="p"), metadata=ADMIN)
         created = stub.CreateMatch(
             pb.CreateMatchRequest(game="gin_rummy", seats=2, rules={"max_hands": "1"},
@@ -244,11 +246,11 @@ def test_the_last_message_to_a_retired_player_is_goodbye(tmp_path: Path) -> None
         server = await start_server(core, [address])
         token = core.issue_player_token("p")
         async with grpc.aio.insecure_channel(address) as channel:
-            call = referee_pb2_grpc.RefereeStub(channel).Play()
+            call = referee_pb2_grpc.RefereeStub(channel).Play()  # type: ignore[no-untyped-call]
             await call.write(pb.BotMessage(hello=pb.Hello(token=token)))
             kinds = [(await call.read()).WhichOneof("kind")]
             expiry = asyncio.get_running_loop().create_task(core.expire_idle_players(0.5))
-            while (message := await call.read()) is not grpc.aio.EOF:
+            while (message := await call.read()) is not grpc.aio.EOF:  # type: ignore[attr-defined]
                 assert isinstance(message, pb.RefereeMessage)
                 kinds.append(message.WhichOneof("kind"))
                 reason = message.goodbye.reason

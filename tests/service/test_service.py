@@ -131,7 +131,7 @@ def test_forged_token_is_refused(tmp_path: Path) -> None:
         server = await start_server(core, [address])
         core.issue_player_token("real")
         async with grpc.aio.insecure_channel(address) as channel:
-            stub = referee_pb2_grpc.RefereeStub(channel)
+            stub = referee_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
             hello = pb.BotMessage(hello=pb.Hello(token=secrets.token_urlsafe(24)))
             replies = [m async for m in stub.Play(iter([hello]))]
         await server.stop(0)
@@ -157,7 +157,7 @@ def test_a_seat_receives_exactly_its_own_observations_and_event_texts(
         if chunk.strip()
     ]
     turns = [m.turn for m in received if m.WhichOneof("kind") == "turn"]
-    texts = []  # events arrive batched on their own or with the next Turn
+    texts: list[str] = []  # events arrive batched on their own or with the next Turn
     for m in received:
         if m.WhichOneof("kind") in ("events", "turn"):
             texts.extend(

@@ -63,8 +63,8 @@ def check_seat_view(
     )
     assert groups and groups[-1][0] == index
     for number, lines in groups:
-        want = [event_text(line, seat) for line in frames[number].lines if line["type"] == "event"]
-        assert [text for cls, text in lines if "event" in cls.split()] == want, f"frame {number}"
+        texts = [event_text(line, seat) for line in frames[number].lines if line["type"] == "event"]
+        assert [text for cls, text in lines if "event" in cls.split()] == texts, f"frame {number}"
         own = sum(
             1
             for line in frames[number].lines

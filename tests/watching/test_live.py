@@ -19,7 +19,7 @@ ARENA = [sys.executable, "-m", "arena.cli"]
 
 def test_watch_follows_a_live_match_with_public_information_only(served: str) -> None:
     with grpc.insecure_channel(served) as channel:
-        stub = referee_pb2_grpc.RefereeStub(channel)
+        stub = referee_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
         created = stub.CreateMatch(
             pb.CreateMatchRequest(
                 game="gin_rummy",
@@ -49,7 +49,7 @@ def test_watch_follows_a_live_match_with_public_information_only(served: str) ->
     )
     bots = random_bots(served, created.seat_tokens)
     with grpc.insecure_channel(served) as channel:
-        stub = referee_pb2_grpc.RefereeStub(channel)
+        stub = referee_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
         deadline = time.monotonic() + 120
         while stub.MatchStatus(pb.MatchStatusRequest(match_id=created.match_id)).state != "over":
             assert time.monotonic() < deadline, "the match did not finish"

@@ -27,7 +27,8 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from referee.client import run_bot
 
@@ -53,7 +54,7 @@ def shout() -> None:
         sys.stderr.buffer.flush()
 
 
-def choose(observation: Any, legal: list[str]) -> str:
+def choose(observation: Any, legal: Sequence[str]) -> str:
     global started
     if not started:
         started = True
@@ -68,7 +69,10 @@ def choose(observation: Any, legal: list[str]) -> str:
             threading.Thread(target=shout, daemon=True).start()
             return random.choice(legal)
         if mode == "sockets":
-            from connect import go_file, hold_connections  # beside this file
+            if TYPE_CHECKING:  # mypy checks this file in the tests package; a bot runs here
+                from tests.security.bots.connect import go_file, hold_connections
+            else:
+                from connect import go_file, hold_connections  # beside this file
 
             for _ in range(3):  # started first: with its files all open, no Popen works
                 subprocess.Popen([sys.executable, "connect.py", marker])
@@ -81,7 +85,10 @@ def choose(observation: Any, legal: list[str]) -> str:
             time.sleep(20)  # the match waits: the arena must stop the bot meanwhile
             return random.choice(legal)
         if mode == "fill":
-            from fill import fill_scratch  # beside this file
+            if TYPE_CHECKING:
+                from tests.security.bots.fill import fill_scratch
+            else:
+                from fill import fill_scratch  # beside this file
 
             sys.stderr.write(fill_scratch(1024, marker) + "\n")
             sys.stderr.flush()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import random
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from referee.client import run_bot
@@ -35,7 +36,7 @@ def over(message: pb.MatchOver) -> None:
     turns_since_over = 0
 
 
-def choose(observation: Any, legal: list[str]) -> str:
+def choose(observation: Any, legal: Sequence[str]) -> str:
     global turns_since_over
     if turns_since_over is not None:
         turns_since_over += 1

@@ -19,6 +19,7 @@ import os
 import random
 import socket
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import grpc
@@ -56,7 +57,7 @@ def rpc_code(call: Any) -> str:
     try:
         call()
     except grpc.RpcError as exc:
-        return str(exc.code().name)  # type: ignore[attr-defined]
+        return str(exc.code().name)
     return "OK"
 
 
@@ -75,7 +76,7 @@ def probe_referee() -> None:
             first = next(iter(replies))
             report["forged_token"] = first.WhichOneof("kind") + ":" + first.error.code
         except grpc.RpcError as exc:
-            report["forged_token"] = str(exc.code().name)  # type: ignore[attr-defined]
+            report["forged_token"] = str(exc.code().name)
 
 
 def watch_tables(own: str) -> None:
@@ -164,7 +165,7 @@ def rebuild_deal(hand: set[str]) -> None:
     report["hand_size"] = len(hand)
 
 
-def choose(observation: Any, legal: list[str]) -> str:
+def choose(observation: Any, legal: Sequence[str]) -> str:
     global oracle_done
     if not oracle_done:
         oracle_done = True
