@@ -122,7 +122,7 @@ def serve_cmd(
     import signal
 
     from arena.submission_service import TOKEN_METADATA, add_submission_service
-    from referee.service import RefereeCore, RefereeError, start_server
+    from referee.service import RefereeCore, RefereeError, bound_addresses, start_server
     from referee.service.sessions import MAX_RECEIVE_BYTES
 
     if port is not None and not 0 <= port <= 65535:
@@ -157,7 +157,7 @@ def serve_cmd(
             max_message_bytes=message_limit,
             private_watch=private_watch,
         )
-        print(f"referee listening on {' '.join(server.bound_addresses)}", flush=True)  # type: ignore[attr-defined]
+        print(f"referee listening on {' '.join(bound_addresses(server))}", flush=True)
         print(f"admin token (metadata x-admin-token): {token}", flush=True)
         if services:
             print(

@@ -24,7 +24,7 @@ from referee.service.errors import RefereeError
 from referee.service.gc_tuning import GC_THRESHOLDS, tune_gc
 from referee.service.matches import MatchRuntime
 from referee.service.seats import StreamSeat
-from referee.service.server import start_server
+from referee.service.server import bound_addresses, start_server
 from referee.service.servicer import HELLO_TIMEOUT, PROTOCOL, RefereeServicer
 from referee.service.sessions import PlayerSession
 from referee.service.spectators import FeedEntry, SpectatorFeed
@@ -44,6 +44,7 @@ __all__ = [
     "RefereeServicer",
     "SpectatorFeed",
     "StreamSeat",
+    "bound_addresses",
     "start_server",
     "tune_gc",
 ]

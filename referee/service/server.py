@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import resource
 import socket
+import weakref
 from collections.abc import Callable, Sequence
 
 import grpc
@@ -57,7 +58,7 @@ async def start_server(
 ) -> grpc.aio.Server:
     """Start a grpc.aio server for ``core`` on ``addresses`` ("127.0.0.1:50051",
     "unix:/path/sock", "127.0.0.1:0" for any free port). Returns the started server;
-    ``server.bound_addresses`` lists the addresses with the ports actually bound, and
+    ``bound_addresses(server)`` lists the addresses with the ports actually bound, and
     ``server.stop`` reports NOT_SERVING on the health service before it stops.
     ``services`` register further services (the arena's) before it starts; the
     transport reads messages up to ``max_message_bytes`` (at least MAX_RECEIVE_BYTES,
@@ -101,8 +102,18 @@ async def start_server(
         await stop(grace)
 
     server.stop = stop_serving  # type: ignore[method-assign]
-    server.bound_addresses = bound  # type: ignore[attr-defined]
+    _BOUND[server] = bound
     return server
+
+
+# The addresses each server from start_server listens on, ports as bound (port 0 picks one).
+_BOUND: weakref.WeakKeyDictionary[grpc.aio.Server, list[str]] = weakref.WeakKeyDictionary()
+
+
+def bound_addresses(server: grpc.aio.Server) -> list[str]:
+    """The addresses a server from start_server listens on, with the ports actually bound
+    ("127.0.0.1:41234", "unix:/path")."""
+    return _BOUND[server]
 
 
 def _check_free(address: str) -> None:

@@ -38,7 +38,7 @@ from arena.intake import (
 from arena.store import Store
 from arena.submission_service import add_submission_service
 from arena.web.server import make_server
-from referee.service import RefereeCore, start_server
+from referee.service import RefereeCore, bound_addresses, start_server
 from referee.v1 import submissions_pb2 as pb
 from referee.v1 import submissions_pb2_grpc as pb_grpc
 from tests.conftest import arena, arena_process
@@ -607,7 +607,7 @@ def test_an_upload_that_trickles_in_loses_its_place_at_the_deadline(tmp_path: Pa
             services=[lambda s: add_submission_service(s, db, places=UploadPlaces(1, 1, 1.0))],
             max_message_bytes=UPLOAD_LIMITS.max_upload_bytes + 65536,
         )
-        bound = server.bound_addresses[0]  # type: ignore[attr-defined]  # set by start_server
+        bound = bound_addresses(server)[0]
         return f"127.0.0.1:{bound.rsplit(':', 1)[1]}", server
 
     loop = asyncio.new_event_loop()

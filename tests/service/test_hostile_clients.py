@@ -18,7 +18,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from arena.bots import BotPool
 from referee.match import MatchConfig, MatchResult
-from referee.service import RefereeCore, start_server
+from referee.service import RefereeCore, bound_addresses, start_server
 from referee.service import server as server_module
 from referee.service.connection import MAX_QUEUED_BYTES, MAX_QUEUED_MESSAGES
 from referee.service.open_calls import OPEN_CALLS_PER_PEER
@@ -256,7 +256,7 @@ def test_silent_connections_are_closed_and_never_take_every_descriptor(
 
     async def scenario() -> tuple[int, int, int]:
         server = await start_server(RefereeCore(), ["127.0.0.1:0"])
-        host, port = server.bound_addresses[0].rsplit(":", 1)  # type: ignore[attr-defined]
+        host, port = bound_addresses(server)[0].rsplit(":", 1)
         before = open_fds()
         held = [socket.create_connection((host, int(port))) for _ in range(24)]
         try:
@@ -272,7 +272,7 @@ def test_silent_connections_are_closed_and_never_take_every_descriptor(
                     with contextlib.suppress(BlockingIOError):
                         if conn.recv(1) == b"":
                             closed.add(i)
-            async with grpc.aio.insecure_channel(server.bound_addresses[0]) as channel:  # type: ignore[attr-defined]
+            async with grpc.aio.insecure_channel(bound_addresses(server)[0]) as channel:
                 reply = await health_pb2_grpc.HealthStub(channel).Check(
                     health_pb2.HealthCheckRequest(), timeout=10
                 )
@@ -299,7 +299,7 @@ def test_connections_that_spoke_http2_and_hold_still_are_closed(
 
     async def scenario() -> tuple[float | None, bool, int]:
         server = await start_server(RefereeCore(), ["127.0.0.1:0"])
-        address = server.bound_addresses[0]  # type: ignore[attr-defined]
+        address = bound_addresses(server)[0]
         host, port = address.rsplit(":", 1)
         still = socket.create_connection((host, int(port)))
         try:
@@ -343,7 +343,7 @@ def test_tokenless_streams_are_capped_per_client_address() -> None:
 
     async def scenario() -> tuple[grpc.StatusCode, str, int, int]:
         server = await start_server(RefereeCore(), ["127.0.0.1:0"])
-        address = server.bound_addresses[0]  # type: ignore[attr-defined]
+        address = bound_addresses(server)[0]
         try:
             async with grpc.aio.insecure_channel(address) as channel:
                 health = health_pb2_grpc.HealthStub(channel)
@@ -389,7 +389,7 @@ def test_play_streams_waiting_for_hello_are_capped_per_network_address() -> None
 
     async def scenario() -> tuple[grpc.StatusCode, str, str]:
         server = await start_server(RefereeCore(), ["127.0.0.1:0"])
-        address = server.bound_addresses[0]  # type: ignore[attr-defined]
+        address = bound_addresses(server)[0]
         try:
             async with grpc.aio.insecure_channel(address) as channel:
                 stub = referee_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
