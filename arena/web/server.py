@@ -52,6 +52,7 @@ _BUSY = (
     b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(_BUSY_TEXT), _BUSY_TEXT)
 )
 REFUSALS_LOGGED_EVERY = 10.0  # seconds: a flood of refusals is one log line per window
+DISCARD_SECONDS = 10.0  # how long a refused upload's body is read (and dropped) at most
 
 
 class NotFound(LookupError):
@@ -291,7 +292,7 @@ class _Handler(BaseHTTPRequestHandler):
             places = self.server.upload_places
             with places.place(authenticate(self.server.db, token)):
                 try:
-                    body = self._read_body(length, time.monotonic() + places.arrive_seconds)
+                    body = self._read_body(length, places.arrive_seconds)
                 except TimeoutError as exc:
                     self.close_connection = True
                     return HTTPStatus.REQUEST_TIMEOUT, {"error": str(exc)}
@@ -302,15 +303,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._discard(length)
             return refusal(exc)
 
-    def _read_body(self, length: int, deadline: float) -> bytes:
-        """The body, read a piece at a time until ``deadline`` (TimeoutError past it, or
-        when the client stays silent for the idle time)."""
-        pieces, missing = [], length
+    def _read_body(self, length: int, within: float, keep: bool = True) -> bytes:
+        """The body (b"" unless ``keep``), read a piece at a time for at most ``within``
+        seconds: TimeoutError past them, or when the client stays silent for the idle
+        time."""
+        pieces, missing, deadline = [], length, time.monotonic() + within
         while missing > 0:
             if time.monotonic() > deadline:
-                raise TimeoutError(
-                    f"the upload took more than {self.server.upload_places.arrive_seconds:g} s"
-                )
+                raise TimeoutError(f"the upload took more than {within:g} s")
             try:
                 piece = self.rfile.read1(min(missing, 1024 * 1024))
             except TimeoutError:
@@ -319,21 +319,18 @@ class _Handler(BaseHTTPRequestHandler):
                 ) from None
             if not piece:
                 break  # the client closed early: what came is judged as it is
-            pieces.append(piece)
+            if keep:
+                pieces.append(piece)
             missing -= len(piece)
         return b"".join(pieces)
 
     def _discard(self, length: int) -> None:
-        """Read a refused upload's body a piece at a time, keeping none of it: a client
+        """Read a refused upload's body and drop it, for at most DISCARD_SECONDS: a client
         still sending when the answer came and the connection closed would see only a
-        broken pipe, not the answer."""
+        broken pipe, not the answer; one sending slowly is cut off."""
         self.close_connection = True
-        with contextlib.suppress(OSError):
-            while length > 0:
-                piece = self.rfile.read(min(length, 64 * 1024))
-                if not piece:
-                    return
-                length -= len(piece)
+        with contextlib.suppress(OSError):  # TimeoutError among them
+            self._read_body(length, DISCARD_SECONDS, keep=False)
 
     def _send(self, response: Response) -> None:
         self.send_response(response.status)

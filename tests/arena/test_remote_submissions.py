@@ -37,6 +37,7 @@ from arena.intake import (
 )
 from arena.store import Store
 from arena.submission_service import add_submission_service
+from arena.web import server as web_server_module
 from arena.web.server import make_server
 from referee.service import RefereeCore, bound_addresses, start_server
 from referee.v1 import submissions_pb2 as pb
@@ -592,6 +593,26 @@ def test_the_upload_form_answers_a_refused_upload_it_did_not_keep(tmp_path: Path
     assert stored(db) == []
 
 
+def trickle_upload(host: str, port: int, token: str) -> tuple[bytes, int]:
+    """Upload 1000 bytes to the form a byte every 0.1 s (well inside a 5 s idle time),
+    for 5 s at most, until the server answers: the answer, read until the server closes,
+    and how many bytes were sent before it came."""
+    trickle = socket.create_connection((host, port), timeout=30)
+    trickle.sendall(
+        b"POST /api/submit HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n"
+        + f"X-Submitter-Token: {token}\r\nX-Bot-Name: slow\r\n\r\n".encode()
+    )
+    sent = 0
+    while sent < 50 and not select.select([trickle], [], [], 0.1)[0]:
+        trickle.sendall(b"x")
+        sent += 1
+    answer = b""
+    while chunk := trickle.recv(4096):
+        answer += chunk
+    trickle.close()
+    return answer, sent
+
+
 def test_an_upload_that_trickles_in_loses_its_place_at_the_deadline(tmp_path: Path) -> None:
     """An admitted upload has UploadPlaces.arrive_seconds to arrive, however steadily it
     trickles: over gRPC (a call that never sends its request) and through the form (a byte
@@ -628,20 +649,29 @@ def test_an_upload_that_trickles_in_loses_its_place_at_the_deadline(tmp_path: Pa
     threading.Thread(target=web_server.serve_forever, daemon=True).start()
     host, port = web_server.server_address[:2]
     try:
-        trickle = socket.create_connection((str(host), port), timeout=30)
-        trickle.sendall(
-            b"POST /api/submit HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n"
-            + f"X-Submitter-Token: {alice}\r\nX-Bot-Name: slow\r\n\r\n".encode()
-        )
-        answer = b""
-        for _ in range(50):  # a byte every 0.1 s, well inside the 5 s idle time, until answered
-            if select.select([trickle], [], [], 0.1)[0]:
-                break
-            trickle.sendall(b"x")
-        while chunk := trickle.recv(4096):
-            answer += chunk
-        assert answer.startswith(b"HTTP/1.0 408"), answer[:200]
+        answer, sent = trickle_upload(str(host), port, alice)
+        assert answer.startswith(b"HTTP/1.0 408") and sent < 50, (answer[:200], sent)
         assert b"the upload took more than 1 s" in answer
     finally:
         web_server.shutdown()
     assert stored(db) == [("a", 1, "alice")]
+
+
+def test_a_refused_upload_sending_slowly_is_cut_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A refused upload's body is read and dropped so that the client gets the answer,
+    but for DISCARD_SECONDS at most (patched to 1 s): a client without a token cannot
+    hold a connection's thread by sending slowly."""
+    monkeypatch.setattr(web_server_module, "DISCARD_SECONDS", 1.0)
+    db = tmp_path / "arena.db"
+    arena(db, "submitters", "add", "alice")
+    server = make_server(db, port=0, idle_seconds=5)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    host, port = server.server_address[:2]
+    try:
+        answer, sent = trickle_upload(str(host), port, "wrong")
+    finally:
+        server.shutdown()
+    assert answer.startswith(b"HTTP/1.0 401"), answer[:200]
+    assert sent < 50  # answered (and cut off) while it was still sending
