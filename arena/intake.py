@@ -47,13 +47,55 @@ def authenticate(db: Path, token: str) -> str:
         store.close()
 
 
-class UploadPlaces:
-    """How many uploads one server takes in at once. An archive (up to the upload limit,
-    50 MiB) is held whole in memory while it is read, checked and stored: 30 uploads of
-    45 MiB at once, without a token, took an ``arena serve`` to 5 GB. So an upload is
-    admitted before a byte of its archive is read: its token must be a submitter's (a
-    client without one makes the server read nothing), and past ``at_once`` uploads in
-    all, or ``per_submitter`` from one submitter, it is refused (TryLater)."""
+class Places:
+    """How many of one kind of work (``what``: uploads, checks) a server has under way at
+    once: ``per_submitter`` of one submitter, past which another is refused at once, and
+    ``at_once`` in all, past which it waits up to ``wait_seconds`` for a place and is
+    refused after that (TryLater)."""
+
+    def __init__(self, what: str, at_once: int, per_submitter: int, wait_seconds: float) -> None:
+        self.what = what
+        self.at_once = at_once
+        self.wait_seconds = wait_seconds
+        self.free = threading.BoundedSemaphore(at_once)
+        self.by_submitter = PerAddress(per_submitter)
+        self.lock = threading.Lock()
+
+    @contextmanager
+    def place(self, submitter: str) -> Iterator[None]:
+        """Hold a place for ``submitter`` (authenticated) while the block runs."""
+        with self.lock:
+            if not self.by_submitter.take(submitter):
+                raise TryLater(
+                    f"submitter {submitter!r} has {_count(self.by_submitter.limit, self.what)} "
+                    "under way already; send this one when one of them has ended"
+                )
+        try:
+            if not self.free.acquire(timeout=self.wait_seconds):
+                raise TryLater(
+                    f"the arena has {_count(self.at_once, self.what)} under way "
+                    f"(waited {self.wait_seconds:g} s for a place); send it again in a minute"
+                )
+            try:
+                yield
+            finally:
+                self.free.release()
+        finally:
+            with self.lock:
+                self.by_submitter.give_back(submitter)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+class UploadPlaces(Places):
+    """The uploads one server takes in at once. An archive (up to the upload limit, 50 MiB)
+    is held whole in memory while it is read, checked and stored: 30 uploads of 45 MiB at
+    once, without a token, took an ``arena serve`` to 5 GB. So an upload is admitted
+    before a byte of its archive is read: its token must be a submitter's (a client
+    without one makes the server read nothing), and past the places it is refused at once.
+    Once admitted it has ``arrive_seconds`` to arrive."""
 
     def __init__(
         self,
@@ -61,73 +103,15 @@ class UploadPlaces:
         per_submitter: int = UPLOADS_PER_SUBMITTER,
         arrive_seconds: float = UPLOAD_SECONDS,
     ) -> None:
-        self.at_once = at_once
-        self.arrive_seconds = arrive_seconds  # an admitted upload's time to arrive
-        self.taking = 0
-        self.by_submitter = PerAddress(per_submitter)
-        self.lock = threading.Lock()
-
-    @contextmanager
-    def place(self, submitter: str) -> Iterator[None]:
-        """Admit one upload of ``submitter`` (authenticated) while the block reads and
-        submits it."""
-        with self.lock:
-            if self.taking >= self.at_once:
-                raise TryLater(
-                    f"the arena is taking in {self.at_once} uploads already; "
-                    "send it again in a minute"
-                )
-            if not self.by_submitter.take(submitter):
-                raise TryLater(
-                    f"submitter {submitter!r} is sending {self.by_submitter.limit} uploads "
-                    "already; send this one when one of them has ended"
-                )
-            self.taking += 1
-        try:
-            yield
-        finally:
-            with self.lock:
-                self.taking -= 1
-                self.by_submitter.give_back(submitter)
+        super().__init__("upload", at_once, per_submitter, wait_seconds=0.0)
+        self.arrive_seconds = arrive_seconds
 
 
-class CheckPlaces:
-    """How many bot checks one server runs at once. A check plays the bot's matches for up
-    to its CPU limit, a minute, beside tournaments whose bots' clocks run on wall time; so
-    without a cap, uploads with a check could start any number. A submitter has one check
-    at a time (another is refused at once); past ``at_once`` checks, an upload waits up to
-    ``wait_seconds`` for a place, and is refused after that."""
-
-    def __init__(self, at_once: int, wait_seconds: float) -> None:
-        self.places = threading.BoundedSemaphore(at_once)
-        self.wait_seconds = wait_seconds
-        self.checking = PerAddress(1)  # by submitter
-        self.lock = threading.Lock()
-
-    @contextmanager
-    def place(self, submitter: str) -> Iterator[None]:
-        with self.lock:
-            if not self.checking.take(submitter):
-                raise TryLater(
-                    f"a bot of submitter {submitter!r} is being checked already; "
-                    "send this one again when that check has ended"
-                )
-        try:
-            if not self.places.acquire(timeout=self.wait_seconds):
-                raise TryLater(
-                    f"the arena is checking other bots (waited {self.wait_seconds:.0f} s "
-                    "for a place); send it again in a minute"
-                )
-            try:
-                yield
-            finally:
-                self.places.release()
-        finally:
-            with self.lock:
-                self.checking.give_back(submitter)
-
-
-CHECK_PLACES = CheckPlaces(at_once=2, wait_seconds=30.0)
+# Bot checks one server runs at once. A check plays the bot's matches for up to its CPU
+# limit, a minute, beside tournaments whose bots' clocks run on wall time; without a cap,
+# uploads with a check could start any number. One per submitter; two in all, for which
+# an upload waits up to 30 s.
+CHECK_PLACES = Places("check", at_once=2, per_submitter=1, wait_seconds=30.0)
 
 
 class CheckFailed(SubmissionError):
@@ -163,7 +147,7 @@ def _check_quota(store: Store, submitter: str, artifact: Artifact, limits: Artif
 
 def submit_archive(
     db: Path,
-    token: str,
+    submitter: str,
     name: str,
     archive: bytes,
     command: Sequence[str] = (),
@@ -171,14 +155,13 @@ def submit_archive(
     check: bool = False,
     move_seconds: float = 5.0,
     limits: ArtifactLimits = UPLOAD_LIMITS,
-    check_places: CheckPlaces = CHECK_PLACES,
+    check_places: Places = CHECK_PLACES,
 ) -> Accepted:
-    """Store ``archive`` as the next version of ``name`` for the token's submitter.
-    Raises UnknownSubmitter, NameTaken, SubmissionError (CheckFailed, TryLater and
-    QuotaExceeded among them)."""
+    """Store ``archive`` as the next version of ``name`` for ``submitter``, whom the
+    server authenticated when it admitted the upload. Raises NameTaken, SubmissionError
+    (CheckFailed, TryLater and QuotaExceeded among them)."""
     store = Store(db)
     try:
-        submitter = store.submissions.submitter_for(token)
         artifact = read_archive(
             archive, limits, command=list(command) or None, games=list(games) or None
         )

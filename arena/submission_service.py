@@ -71,7 +71,8 @@ class SubmissionServicer:
         metadata = dict(context.invocation_metadata() or ())
         token = str(metadata.get(TOKEN_METADATA, ""))
         try:
-            with self.places.place(self.tokens.submitter_for(token)):  # before the archive
+            submitter = self.tokens.submitter_for(token)  # before the archive is read
+            with self.places.place(submitter):
                 try:
                     async with asyncio.timeout(self.places.arrive_seconds):
                         request = await _only_message(requests)
@@ -90,7 +91,7 @@ class SubmissionServicer:
                     functools.partial(
                         submit_archive,
                         self.db,
-                        token,
+                        submitter,
                         request.name,
                         request.archive,
                         list(request.command),

@@ -290,14 +290,19 @@ class _Handler(BaseHTTPRequestHandler):
         token = self.headers.get("X-Submitter-Token", "")
         try:
             places = self.server.upload_places
-            with places.place(authenticate(self.server.db, token)):
+            submitter = authenticate(self.server.db, token)
+            with places.place(submitter):
                 try:
                     body = self._read_body(length, places.arrive_seconds)
                 except TimeoutError as exc:
                     self.close_connection = True
                     return HTTPStatus.REQUEST_TIMEOUT, {"error": str(exc)}
                 return handle_upload(
-                    self.server.db, dict(self.headers.items()), body, self.server.upload_limits
+                    self.server.db,
+                    submitter,
+                    dict(self.headers.items()),
+                    body,
+                    self.server.upload_limits,
                 )
         except (SubmissionError, SubmissionRefused) as exc:
             self._discard(length)

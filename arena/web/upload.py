@@ -86,13 +86,17 @@ def refusal(exc: SubmissionError | SubmissionRefused) -> tuple[int, dict[str, An
 
 
 def handle_upload(
-    db: Path, headers: Mapping[str, str], body: bytes, limits: ArtifactLimits = UPLOAD_LIMITS
+    db: Path,
+    submitter: str,
+    headers: Mapping[str, str],
+    body: bytes,
+    limits: ArtifactLimits = UPLOAD_LIMITS,
 ) -> tuple[int, dict[str, Any]]:
-    """(HTTP status, JSON answer) for one upload, admitted and read."""
+    """(HTTP status, JSON answer) for one upload of ``submitter``, admitted and read."""
     try:
         accepted = submit_archive(
             db,
-            headers.get("X-Submitter-Token", ""),
+            submitter,
             headers.get("X-Bot-Name", ""),
             body,
             check=headers.get("X-Check", "0") == "1",

@@ -29,7 +29,7 @@ import pytest
 from arena import checks
 from arena.intake import (
     UPLOAD_LIMITS,
-    CheckPlaces,
+    Places,
     QuotaExceeded,
     TryLater,
     UploadPlaces,
@@ -185,7 +185,6 @@ def test_uploads_at_once_stay_within_the_quota(
     """Four uploads at once, room for one: each passes the quota before the others store
     (storing is slowed to make sure), and only one is stored."""
     db = tmp_path / "arena.db"
-    alice = arena(db, "submitters", "add", "alice").stdout.split()[-1]
     store_bot = Store.submit_bot
 
     def slow_store(self: Store, *args: Any) -> Any:
@@ -199,7 +198,7 @@ def test_uploads_at_once_stay_within_the_quota(
     def upload(n: int) -> str:
         archive = bot_zip(extra={"data.bin": data, "n": str(n).encode()})
         try:
-            submit_archive(db, alice, "a", archive, limits=limits)
+            submit_archive(db, "alice", "a", archive, limits=limits)
         except QuotaExceeded:
             return "refused"
         return "stored"
@@ -386,7 +385,7 @@ def test_a_submitter_has_one_check_at_a_time(
             submit(address, alice, name="slow", archive=slow_bot_zip(mark), check=True)
         except grpc.RpcError as exc:
             assert exc.code() == grpc.StatusCode.UNAVAILABLE, exc.details()
-            assert "being checked already" in (exc.details() or "")
+            assert "'alice' has 1 check under way" in (exc.details() or "")
             return "refused"
         return "stored"
 
@@ -413,7 +412,7 @@ def test_the_upload_form_says_503_while_the_submitter_is_being_checked(
             with urllib.request.urlopen(request, timeout=120) as answer:
                 return answer.status, None
         except urllib.error.HTTPError as exc:
-            assert "being checked already" in json.loads(exc.read())["error"]
+            assert "'alice' has 1 check under way" in json.loads(exc.read())["error"]
             return exc.code, exc.headers.get("Retry-After")
 
     with ThreadPoolExecutor(2) as pool:
@@ -429,7 +428,6 @@ def test_checks_run_a_few_at_once_and_others_wait_for_a_place(
     places, no more than two run at once and the third waits its turn; with one place and
     a short wait, those that cannot get a place in time are refused, nothing stored."""
     db = tmp_path / "arena.db"
-    tokens = [arena(db, "submitters", "add", who).stdout.split()[-1] for who in "abc"]
     running, most = 0, 0
     lock = threading.Lock()
     check = checks.check_artifact
@@ -447,25 +445,25 @@ def test_checks_run_a_few_at_once_and_others_wait_for_a_place(
 
     monkeypatch.setattr(checks, "check_artifact", counted_check)
 
-    def upload_all(places: CheckPlaces, round_: str) -> list[str]:
+    def upload_all(places: Places, round_: str) -> list[str]:
         def upload(n: int) -> str:
             try:
                 submit_archive(
-                    db, tokens[n], f"bot{n}", slow_bot_zip(round_), check=True,
+                    db, f"submitter{n}", f"bot{n}", slow_bot_zip(round_), check=True,
                     check_places=places,
                 )  # fmt: skip
             except TryLater as exc:
-                assert "checking other bots" in str(exc)
+                assert "the arena has 1 check under way" in str(exc)
                 return "busy"
             return "stored"
 
         with ThreadPoolExecutor(3) as pool:
             return sorted(pool.map(upload, range(3)))
 
-    assert upload_all(CheckPlaces(at_once=2, wait_seconds=120), "1") == ["stored"] * 3
+    assert upload_all(Places("check", 2, 1, wait_seconds=120), "1") == ["stored"] * 3
     assert most == 2
     most = 0
-    assert upload_all(CheckPlaces(at_once=1, wait_seconds=0.5), "2") == ["busy", "busy", "stored"]
+    assert upload_all(Places("check", 1, 1, wait_seconds=0.5), "2") == ["busy", "busy", "stored"]
     assert most == 1
     assert len(stored(db)) == 4
 
@@ -523,12 +521,12 @@ def test_uploads_are_admitted_before_their_archive_is_read(
     assert all(h.pending() for h in held)
     third = HeldUpload(address, alice)
     code, details = third.refusal()
-    assert code == grpc.StatusCode.UNAVAILABLE and "'alice' is sending 2 uploads" in details
+    assert code == grpc.StatusCode.UNAVAILABLE and "'alice' has 2 uploads under way" in details
     held.append(HeldUpload(address, carol))
     assert held[-1].pending()
     fifth = HeldUpload(address, dave)
     code, details = fifth.refusal()
-    assert code == grpc.StatusCode.UNAVAILABLE and "taking in 4 uploads" in details
+    assert code == grpc.StatusCode.UNAVAILABLE and "the arena has 4 uploads under way" in details
     for h in held:
         h.close()
     assert submit(address, dave, name="d", archive=bot_zip()).version == 1  # places freed
@@ -585,7 +583,7 @@ def test_the_upload_form_answers_a_refused_upload_it_did_not_keep(tmp_path: Path
             stalled.append(s)
         time.sleep(0.5)  # both admitted, waiting for their bodies
         status, error = post(alice)
-        assert status == 503 and "'alice' is sending 2 uploads" in error
+        assert status == 503 and "'alice' has 2 uploads under way" in error
         for s in stalled:
             s.close()
     finally:
