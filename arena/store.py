@@ -116,18 +116,23 @@ class Store:
         """Create the tables of a new database, or add the columns an older one lacks.
         Checked first without the write lock (every open does this); done under it, after
         checking again, since another process may be opening the same new file."""
-        if self._schema_version() == SCHEMA_VERSION and not self._missing_columns():
-            return
-        with write_transaction(self.db):
+        version = self._schema_version()
+        if version is not None:
+            self._check_schema(version)
+            if not self._missing_columns():
+                return
+        with self.writing():
             version = self._schema_version()
             if version is None:
                 self._create_tables()
-            elif version != SCHEMA_VERSION:
-                raise StoreError(
-                    f"{self.path} has schema {version}; this arena uses {SCHEMA_VERSION}"
-                )
+            else:
+                self._check_schema(version)
             for table, column, kind, default in self._missing_columns():
                 self.db.table(table).add_column(column, kind, not_null_default=default)
+
+    def _check_schema(self, version: int) -> None:
+        if version != SCHEMA_VERSION:
+            raise StoreError(f"{self.path} has schema {version}; this arena uses {SCHEMA_VERSION}")
 
     def _schema_version(self) -> int | None:
         try:
@@ -457,7 +462,7 @@ class Store:
         spec = result.spec
         outcome = result.outcome
         fault_counts = [sum(1 for f in result.faults if f.seat == s) for s in range(spec.seats)]
-        with write_transaction(self.db):
+        with self.writing():
             self.db.table("matches").insert(
                 {
                     "id": spec.match_id,
@@ -510,7 +515,7 @@ class Store:
     def append_bot_output(self, match_id: str, seat: int, text: str, dropped_bytes: int) -> None:
         """Add what a seat's bot wrote after the match ended to its stored replay (to the
         seat's ``stderr`` line, or a new one)."""
-        with write_transaction(self.db):
+        with self.writing():
             lines = self.replay_text(match_id).rstrip("\n").split("\n")
             for i, line in enumerate(lines):
                 entry = json.loads(line)
@@ -530,7 +535,7 @@ class Store:
     def save_worker_logs(self, tournament_id: int, logs: dict[str, str]) -> None:
         """The last lines of each Dask worker's log after a run, kept per tournament."""
         table = self.db.table("worker_logs")
-        with write_transaction(self.db):
+        with self.writing():
             for worker, text in logs.items():
                 table.upsert(
                     {
@@ -666,7 +671,7 @@ class Store:
         current: dict[str, tuple[float, float, int]],
         history: list[tuple[int, str, str, float, float]],
     ) -> None:
-        with write_transaction(self.db):
+        with self.writing():
             self.db.conn.execute(
                 "delete from ratings where game = ? and rules_key = ?", [game, rules_key]
             )
