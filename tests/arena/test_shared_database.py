@@ -10,6 +10,9 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+from arena.store import Store, StoreError
 from tests.conftest import ROOT
 
 WRITER = """
@@ -74,3 +77,14 @@ def test_processes_writing_one_new_database_at_once_lose_nothing(tmp_path: Path)
     assert sorted(versions) == list(range(1, writers * count + 1))
     assert plain == {f"plain-{w}" for w in range(writers)} | {"plain-shared"}
     assert len(schema) == 1
+
+
+def test_a_database_of_another_schema_is_refused_and_left_as_it_is(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    Store(db).close()
+    with sqlite3.connect(db) as conn:
+        conn.execute("update meta set value = '99' where key = 'schema'")
+    before = db.read_bytes()
+    with pytest.raises(StoreError, match="has schema 99; this arena uses 1"):
+        Store(db)
+    assert db.read_bytes() == before
