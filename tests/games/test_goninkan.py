@@ -367,6 +367,16 @@ def test_seat_swap_across_the_dealer() -> None:
     assert sorted(_between(s.order, 5, 1)) == [1, 2]
 
 
+def test_seat_swap_with_the_player_across_the_dealer() -> None:
+    # Spec: "the one on the right swaps seats with the player on their right (skipping the
+    # dealer)". Seat 4 holds AC, seat 5 the joker: seat 5 swaps with seat 1, past dealer 0.
+    layout = [LAYOUT_A[0], LAYOUT_A[2], LAYOUT_A[4], LAYOUT_A[5], LAYOUT_A[1], LAYOUT_A[3]]
+    s = match(layout)
+    assert s.order == (5, 2, 3, 4, 1)
+    assert "seats 5 and 1 swap places" in events_of_kind(s, "swap")[0].text
+    assert sorted(_between(s.order, 4, 5)) == [1, 2]
+
+
 def test_no_seat_swap_when_a_mukankei_sits_between() -> None:
     s = match(LAYOUT_A)
     assert s.order == (1, 2, 3, 4, 5) and not events_of_kind(s, "swap")
