@@ -74,7 +74,7 @@ def all_cards(state: GolfSolitaireState) -> Iterable[Card]:
 
 def _random_play(state: GolfSolitaireState, deal: Deal, rng: random.Random) -> SeatPlay:
     """A random play of up to 40 moves of the current hole on ``deal``."""
-    play = start_play(deal)
+    play = start_play(state.rules, deal)
     for _ in range(rng.randrange(0, 40)):
         legal = legal_moves(state.rules, deal, play)
         if not legal:

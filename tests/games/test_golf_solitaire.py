@@ -156,6 +156,27 @@ def test_no_redeal_hole_ends_when_stock_is_out_and_nothing_plays() -> None:
     assert GAME.outcome(s).details["hole_scores"] == [[2]]  # type: ignore[union-attr]
 
 
+def test_a_hole_over_at_its_deal_is_scored_at_once() -> None:
+    # "The hole ends when the tableau is empty, or when the stock is empty and no card can
+    # be played": a scripted hole dealt that way is over before any move, not a seat to act
+    # with no legal action.
+    stuck = deal(["KD QC", "2H"], "5S")  # no stock, nothing fits on the 5S
+    s = start(stuck)
+    assert s.over and GAME.to_act(s) == ()
+    out = GAME.outcome(s)
+    assert out is not None and out.details["hole_scores"] == [[3]]
+    cleared = deal([], "5S", "9C 8C")  # nothing in the tableau: -1 per stock card
+    s = start([deal(["4H"], "5S", "9C"), cleared, stuck], seats=2)
+    s = play(play(s, "play 0", seat=0), "play 0", seat=1)  # hole 1; holes 2 and 3 score alone
+    out = GAME.outcome(s)
+    assert s.over and out is not None
+    assert out.details["hole_scores"] == [[-1, -1], [-2, -2], [3, 3]]
+    assert out.details["cleared"] == [[True, True], [True, True], [False, False]]
+    kinds = [e.kind for e in GAME.events(s)]
+    dead_hole = ["deal", "finish", "finish", "hole_over"]  # dealt, over at once for both
+    assert kinds == ["move", "finish", "hole_over", *dead_hole, *dead_hole, "match_over"]
+
+
 # ---- Scoring --------------------------------------------------------------------------
 
 
@@ -409,6 +430,20 @@ def test_deal_numbers_option_plays_those_deals_and_shows_them_after_the_match() 
     assert view.results[0].deal_number == ""
     s = _finish_hole(s)
     assert [h.deal_number for h in GAME.observation(s, 0).results] == ["2", "906"]
+
+
+def test_deal_numbers_stay_out_of_the_events_until_the_match_is_over() -> None:
+    # "What a seat sees ... Never the order of the stock": the numbers run in sequence, so
+    # a finished hole's number in an event would give the next holes' stocks away.
+    s = GAME.initial_state(rules(holes=2, deal_numbers="2,3"), 2, 0)
+    texts: list[str] = []
+    while not s.over:
+        seat = GAME.to_act(s)[0]
+        s = GAME.apply(s, seat, legal(s, seat)[-1])
+        if not s.over:
+            texts += [e.text_for(v) for e in GAME.events(s) for v in (0, 1, None)]
+    assert any("hole 1" in t for t in texts) and not any("PySolFC" in t for t in texts)
+    assert "(PySolFC deal 3)" in next(e.text for e in GAME.events(s) if e.kind == "hole_over")
 
 
 def test_deal_numbers_are_a_secret_option_for_players() -> None:

@@ -92,9 +92,18 @@ class GolfSolitaireState:
     script: tuple[Deal, ...] = ()  # deals chosen by hand (tests, analysis), one per hole
 
 
-def start_play(deal: Deal) -> SeatPlay:
+def start_play(rules: GolfSolitaireRules, deal: Deal) -> SeatPlay:
+    """A seat's copy of the hole as dealt (finished at once if the deal leaves no move)."""
     start = () if deal.foundation is None else (deal.foundation,)
-    return SeatPlay(tuple(len(col) for col in deal.tableau), 0, start)
+    return _finish_if_over(rules, deal, SeatPlay(tuple(len(col) for col in deal.tableau), 0, start))
+
+
+def _finish_if_over(rules: GolfSolitaireRules, deal: Deal, play: SeatPlay) -> SeatPlay:
+    # The hole ends when the tableau is empty, or the stock is out and nothing plays.
+    done = not any(play.heights) or (
+        play.stock_pos == len(deal.stock) and not playable_columns(rules, deal, play)
+    )
+    return dataclasses.replace(play, finished=True) if done else play
 
 
 def _top_rank(play: SeatPlay) -> int:
@@ -141,9 +150,7 @@ def advance(
         heights = tuple(h - 1 if c == move else h for c, h in enumerate(play.heights))
         pos = play.stock_pos
     nxt = SeatPlay(heights, pos, (*play.foundation, moved), play.moves + 1)
-    # The hole ends when the tableau is empty, or the stock is out and nothing plays.
-    done = not any(heights) or (pos == len(deal.stock) and not playable_columns(rules, deal, nxt))
-    return (dataclasses.replace(nxt, finished=True) if done else nxt), moved
+    return _finish_if_over(rules, deal, nxt), moved
 
 
 def _holes_won(results: tuple[HoleResult, ...], seats: int) -> tuple[int, ...]:
@@ -200,18 +207,31 @@ class GolfSolitaire(GameBase[GolfSolitaireState, str, GolfSolitaireRules]):
         if deals and len(deals) != rules.holes:
             raise ValueError(f"give one deal per hole: {rules.holes} holes, {len(deals)} deals")
         deal = deals[0] if deals else hole_deal(rules, seed, 0)
-        event = Event("deal", _describe_deal(deal, 0, rules.holes), hand=1)
-        return GolfSolitaireState(
+        state = GolfSolitaireState(
             rules=rules,
             seats=seats,
             seed=seed,
             hole=0,
             deal=deal,
-            plays=(start_play(deal),) * seats,
+            plays=(),
             results=(),
-            events=(event,),
+            events=(),
             script=tuple(deals),
         )
+        return self._deal_hole(state, 0, deal, [])
+
+    def _deal_hole(
+        self, s: GolfSolitaireState, hole: int, deal: Deal, events: list[Event]
+    ) -> GolfSolitaireState:
+        """Deal hole ``hole`` (0-based) to every seat; a hole dealt with no move to make (a
+        scripted deal) is scored at once."""
+        events.append(Event("deal", _describe_deal(deal, hole, s.rules.holes), hand=hole + 1))
+        play = start_play(s.rules, deal)
+        state = dataclasses.replace(s, hole=hole, deal=deal, plays=(play,) * s.seats)
+        if play.finished:
+            events.extend(self._finish_event(state, seat, play) for seat in range(s.seats))
+            return self._close_hole(state, events)
+        return dataclasses.replace(state, events=tuple(events))
 
     # ---- turns ---------------------------------------------------------------------
 
@@ -295,7 +315,10 @@ class GolfSolitaire(GameBase[GolfSolitaireState, str, GolfSolitaireRules]):
             tuple(not any(p.heights) for p in s.plays),
         )
         results = (*s.results, result)
-        numbered = f" (PySolFC deal {s.deal.number})" if s.deal.number is not None else ""
+        over = len(results) == s.rules.holes
+        # The deal number only once the match is over, as in the view: numbered deals often
+        # run in sequence, and the number would give the next holes' stock orders away.
+        numbered = f" (PySolFC deal {s.deal.number})" if over and s.deal.number is not None else ""
         scores = ", ".join(f"seat {i} {v:+d}" for i, v in enumerate(result.scores))
         totals = ", ".join(f"seat {i} {v:+d}" for i, v in enumerate(_totals(results, s.seats)))
         events.append(
@@ -305,22 +328,14 @@ class GolfSolitaire(GameBase[GolfSolitaireState, str, GolfSolitaireRules]):
                 hand=result.hole,
             )
         )
-        if len(results) == s.rules.holes:
+        if over:
             state = dataclasses.replace(s, results=results, over=True)
             summary = self._summary(state)
             events.append(Event("match_over", summary, hand=s.hole + 1))
             return dataclasses.replace(state, events=tuple(events))
         hole = s.hole + 1
         deal = s.script[hole] if s.script else hole_deal(s.rules, s.seed, hole)
-        events.append(Event("deal", _describe_deal(deal, hole, s.rules.holes), hand=hole + 1))
-        return dataclasses.replace(
-            s,
-            hole=hole,
-            deal=deal,
-            plays=(start_play(deal),) * s.seats,
-            results=results,
-            events=tuple(events),
-        )
+        return self._deal_hole(dataclasses.replace(s, results=results), hole, deal, events)
 
     # ---- views -------------------------------------------------------------------
 
