@@ -138,6 +138,9 @@ class Event:
     ``text`` is what everybody (spectators included) may know. Seats in
     ``visible_to`` know more and see ``private_text`` instead (a card drawn from
     the stock, a card passed to them). Replays of finished matches keep both.
+    A ``secret`` event is told during the match only to the seats in ``visible_to``:
+    the others, spectators included, do not learn it happened (a golf solitaire seat's
+    moves, whose count would tell its score); its ``text`` is for the finished replay.
     """
 
     kind: str
@@ -146,12 +149,18 @@ class Event:
     private_text: str | None = None
     visible_to: frozenset[int] = frozenset()
     hand: int = 0
+    secret: bool = False
 
     def text_for(self, seat: int | None) -> str:
         """The text this seat may read (``None``: a spectator)."""
         if self.private_text is not None and seat is not None and seat in self.visible_to:
             return self.private_text
         return self.text
+
+    def told_to(self, seat: int | None) -> bool:
+        """Whether this seat (``None``: a spectator) is told of the event while the match
+        is played."""
+        return not self.secret or (seat is not None and seat in self.visible_to)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind, "text": self.text, "hand": self.hand}

@@ -15,6 +15,7 @@ from referee.v1 import referee_pb2 as pb
 
 
 def event_notices(match_id: str, events: Iterable[Event], seat: int | None) -> list[pb.EventNotice]:
+    """The notices of the events this seat (``None``: a spectator) is told of."""
     return [
         pb.EventNotice(
             match_id=match_id,
@@ -24,6 +25,7 @@ def event_notices(match_id: str, events: Iterable[Event], seat: int | None) -> l
             hand=e.hand,
         )
         for e in events
+        if e.told_to(seat)
     ]
 
 

@@ -48,7 +48,8 @@ class SpectatorFeed:
         self.rebuilds = 0  # times the feed was rebuilt from the replay (at most once)
 
     def add(self, events: Sequence[Event], state: Any, result: MatchResult | None) -> None:
-        self.entries.append((time.monotonic(), events, state, result))
+        if result is not None or _told_to_spectators(events):
+            self.entries.append((time.monotonic(), events, state, result))
 
     def step(self, index: int) -> tuple[float, bytes]:
         """Step ``index`` of a live feed (built now if no watcher needed it before)."""
@@ -114,7 +115,8 @@ class SpectatorFeed:
         state = None
         for step in steps:
             state = step.state
-            if step.line["type"] in ("header", "decision") and (events := game.events(state)):
+            events = game.events(state)
+            if step.line["type"] in ("header", "decision") and _told_to_spectators(events):
                 entries.append((0.0, events, state, None))
         entries.append((0.0, (), state, result))
         return [self._message(entry) for entry in entries]
@@ -138,3 +140,9 @@ class SpectatorFeed:
     async def wake(self) -> None:
         async with self.changed:
             self.changed.notify_all()
+
+
+def _told_to_spectators(events: Sequence[Event]) -> bool:
+    """Whether a step shows spectators anything: a step of secret events only (another
+    golf solitaire move) is left out, since even an empty message would count the moves."""
+    return any(e.told_to(None) for e in events)

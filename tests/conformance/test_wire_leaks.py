@@ -272,3 +272,34 @@ def test_dingo_decision_numbers_do_not_tell_who_was_asked(
     case = next(c for c in cases_dingo.CASES if c.id == "one-deal")
     leak, _ = compare_deals(tmp_path, cases_dingo, case, trial, -1, steps, minimal=True)
     assert leak is None, leak
+
+
+def _until_hole_over(items: list[Item]) -> tuple[list[Item], pb.EventNotice]:
+    """The items before the first hole_over event, and that event."""
+    for i, (kind, info, _rest) in enumerate(items):
+        if kind == "event" and (notice := pb.EventNotice.FromString(info)).kind == "hole_over":
+            return items[:i], notice
+    raise AssertionError("no hole_over event")
+
+
+def test_a_golf_solitaire_seat_learns_nothing_of_another_seats_play_during_a_hole(
+    tmp_path: Path,
+) -> None:
+    """Spec: "Seats do not see each other's play during a hole; hole scores are public
+    when every seat has finished the hole." Seat 1 plays the hole two ways (first legal
+    action, or the stock whenever it may: other move counts and scores); what seat 0
+    receives must be the same up to the hole's result. A public event per move used to
+    give the count away, and the count the score (51 -/+ score)."""
+    engine = get_game("golf_solitaire")
+    rules = parse_rules(engine.Rules, {"holes": "2"})
+    state = engine.initial_state(rules, 2, 11)
+    streams = [
+        asyncio.run(_received(tmp_path, "golf_solitaire", rules, 2, state, 0, pick))
+        for pick in (0, -1)
+    ]
+    (before, result), (before_other, result_other) = map(_until_hole_over, streams)
+    assert result.text != result_other.text  # seat 1 really played the hole otherwise
+    assert before == before_other
+    for items in streams:
+        notices = [pb.EventNotice.FromString(info) for kind, info, _ in items if kind == "event"]
+        assert notices and all(n.seat != 1 for n in notices if n.kind in ("move", "finish"))

@@ -80,6 +80,30 @@ def test_remote_bots_play_a_created_match_while_a_spectator_watches(served: str)
     assert texts and not any(t.startswith("you ") for t in texts)
 
 
+def test_a_spectator_does_not_see_golf_solitaire_seats_play_during_a_hole(served: str) -> None:
+    # Seats play their own copies of the hole; their moves are secret until the hole is
+    # over, so the feed has no step for them, not even an empty one (its count would tell
+    # a seat's move count, and that its score).
+    with grpc.insecure_channel(served) as channel:
+        stub = referee_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
+        created = stub.CreateMatch(
+            pb.CreateMatchRequest(game="golf_solitaire", seats=2, seed=3, rules={"holes": "2"}),
+            metadata=ADMIN,
+        )
+        watch = stub.Watch(pb.WatchRequest(match_id=created.match_id))
+        bots = random_bots(served, created.seat_tokens)
+        seen = list(watch)
+        exits = [bot.wait(30) for bot in bots]
+        again = list(stub.Watch(pb.WatchRequest(match_id=created.match_id)))
+    assert exits == [0, 0]
+    kinds = [[e.kind for e in m.events] for m in seen[1:-1]]
+    assert kinds == [["deal"], ["hole_over", "deal"], ["hole_over", "match_over"]]
+    assert seen[-1].match_over.reason == "finished"
+    assert [m.SerializeToString(deterministic=True) for m in again] == [
+        m.SerializeToString(deterministic=True) for m in seen
+    ]
+
+
 def _listening_tcp_ports(pid: int) -> list[int]:
     """TCP ports process ``pid`` listens on, read from /proc (Linux)."""
     inodes = set()

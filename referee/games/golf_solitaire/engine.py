@@ -281,7 +281,8 @@ class GolfSolitaire(GameBase[GolfSolitaireState, str, GolfSolitaireRules]):
             detail = f"turned {moved.code} from the stock{under} ({left} left)"
         else:
             detail = f"played {moved.code} from column {code.split()[1]}{under}"
-        # Other seats may learn that a seat moved, never what it moved.
+        # Secret: other seats do not see a seat's play during a hole, not even its count of
+        # moves, which would tell its score (35 tableau cards + 16 stock cards - score).
         return Event(
             "move",
             f"seat {seat} moved",
@@ -289,6 +290,7 @@ class GolfSolitaire(GameBase[GolfSolitaireState, str, GolfSolitaireRules]):
             private_text=f"seat {seat} {detail}",
             visible_to=frozenset({seat}),
             hand=s.hole + 1,
+            secret=True,
         )
 
     def _finish_event(self, s: GolfSolitaireState, seat: int, play: SeatPlay) -> Event:
@@ -305,6 +307,7 @@ class GolfSolitaire(GameBase[GolfSolitaireState, str, GolfSolitaireRules]):
             private_text=f"seat {seat} finished hole {s.hole + 1}: {how}, score {score}",
             visible_to=frozenset({seat}),
             hand=s.hole + 1,
+            secret=True,
         )
 
     def _close_hole(self, s: GolfSolitaireState, events: list[Event]) -> GolfSolitaireState:
