@@ -121,7 +121,8 @@ class Table:
         lead = self.others_expected() - my_score
         if lead > 0:
             return END_WEIGHT * lead
-        penalty = {"none": 0.0, "plus_ten": 10.0, "add_lowest": max(my_score + lead, 0.0)}
+        # add_lowest adds the lowest other score (my_score + lead), a negative one too
+        penalty = {"none": 0.0, "plus_ten": 10.0, "add_lowest": my_score + lead}
         return lead - penalty[self.rules.early_end_penalty] - 5.0
 
 

@@ -696,7 +696,7 @@ class Golf(GameBase[GolfState, GolfAction, GolfRules]):
 
     name: ClassVar[str] = "golf"
     lower_scores_win: ClassVar[bool] = True  # for the arena: one-seat matches ranked by score
-    version: ClassVar[int] = 1
+    version: ClassVar[int] = 2
     Rules: type[GolfRules] = GolfRules
 
     # -- setup
@@ -1115,8 +1115,8 @@ def _score_hole(s: GolfState, end: str, events: list[Event]) -> GolfState:
     if rules.early_end_penalty != "none" and e >= 0:
         lowest_other = min(base[q] for q in range(n) if q != e)
         if base[e] > lowest_other:
-            # A penalty never lowers a score: a negative lowest score adds nothing.
-            penalty[e] = 10 if rules.early_end_penalty == "plus_ten" else max(lowest_other, 0)
+            # add_lowest adds the lowest other score as it is, a negative one included.
+            penalty[e] = 10 if rules.early_end_penalty == "plus_ten" else lowest_other
         if penalty[e]:
             events.append(
                 Event(

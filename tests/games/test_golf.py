@@ -652,13 +652,15 @@ def test_early_end_penalty_add_lowest_source_example_17_vs_12_gives_29() -> None
     assert any(e.kind == "penalty" and "adds 12" in e.text for e in GAME.events(s))
 
 
-def test_early_end_penalty_add_lowest_never_lowers_a_score() -> None:
-    # Resolution: a negative lowest score adds nothing (a penalty is never a reward).
+def test_early_end_penalty_add_lowest_adds_a_negative_lowest_score() -> None:
+    # golf.md: "they add the lowest score among the other players": a negative one too.
     layouts = ["JK AS KC JK", "9H 5D 2D AS"]  # diagonal jokers do not cancel: -4 + 1 + 0
     s = opening(deal(layouts, jokers=2, early_end_penalty="add_lowest", **FFD))
     s = play(s, "knock", "draw stock", "discard")
-    assert s.results[0].card_points == (-3, 17)
-    assert s.results[0].scores == (-3, 17)
+    r = s.results[0]
+    assert r.card_points == (-3, 17)
+    assert r.penalties == (0, -3) and r.scores == (-3, 14)
+    assert any(e.kind == "penalty" and "adds -3" in e.text for e in GAME.events(s))
 
 
 def test_no_penalty_when_the_length_bound_ends_the_hole() -> None:
