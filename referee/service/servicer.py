@@ -154,11 +154,14 @@ class RefereeServicer:
         finally:
             self.core.release_watcher(runtime, peer)
 
-    def _check_admin(self, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+    def _is_admin(self, context: grpc.aio.ServicerContext[Any, Any]) -> bool:
         if self.admin_token is None:
-            return
+            return True
         given = dict(context.invocation_metadata() or ()).get("x-admin-token", "")
-        if not hmac.compare_digest(str(given).encode(), self.admin_token.encode()):
+        return hmac.compare_digest(str(given).encode(), self.admin_token.encode())
+
+    def _check_admin(self, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        if not self._is_admin(context):
             raise _Abort(
                 grpc.StatusCode.UNAUTHENTICATED, "admin RPCs need the x-admin-token metadata"
             )
@@ -236,6 +239,13 @@ class RefereeServicer:
     async def MatchStatus(
         self, request: pb.MatchStatusRequest, context: Any
     ) -> pb.MatchStatusResponse:
+        admin = self._is_admin(context)
+        if self.private_watch and not admin:
+            # Matches share deals here: another table's result would tell a seated bot its own.
+            await context.abort(
+                grpc.StatusCode.UNAUTHENTICATED, "MatchStatus needs the x-admin-token metadata"
+            )
+            raise RefereeError("unreachable")
         runtime = self.core.matches.get(request.match_id)
         if runtime is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
@@ -244,7 +254,9 @@ class RefereeServicer:
             match_id=runtime.spec.match_id, game=runtime.spec.game, state=runtime.state
         )
         driver = runtime.driver
-        if driver is not None and driver.state is not None:
+        # Who is to act and how many decisions were made are not public: in Dingo only a
+        # seat holding a wolf is asked, in golf solitaire the count is a seat's score.
+        if admin and driver is not None and driver.state is not None:
             response.decisions = driver.decisions
             if runtime.result is None:
                 response.to_act.extend(driver.game.to_act(driver.state))

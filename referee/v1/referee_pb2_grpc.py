@@ -109,7 +109,9 @@ class RefereeServicer:
     def ListGames(self, request, context):
         """Admin RPCs. CreateMatch and IssuePlayerToken need the metadata
         "x-admin-token" when the referee has one (else status UNAUTHENTICATED);
-        ListGames and MatchStatus tell only public information and are open to everyone.
+        ListGames is open to everyone. MatchStatus is open too, except on a referee with
+        private Watch (a tournament's, `arena serve --private-watch`), where it needs the
+        admin token like Watch; its live fields are for admin callers only (see below).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -104,6 +104,8 @@ def test_spectator_bot_cannot_watch_any_table_of_its_tournament(
     for match, *_, report in spy_run["reports"]:
         assert len(report["watch"]) == 4 and match["id"] in report["watch"]
         assert set(report["watch"].values()) == {"UNAUTHENTICATED"}, report["watch"]
+        assert report["status"].keys() == report["watch"].keys()
+        assert set(report["status"].values()) == {"UNAUTHENTICATED"}, report["status"]
 
 
 def test_file_reader_cannot_open_the_database_or_files_outside_its_directory(

@@ -8,8 +8,11 @@ import contextlib
 import os
 import socket
 import sys
+import threading
 import time
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -58,12 +61,13 @@ def test_remote_bots_play_a_created_match_while_a_spectator_watches(served: str)
         watch = stub.Watch(pb.WatchRequest(match_id=created.match_id))
         bots = random_bots(served, created.seat_tokens)
         seen = list(watch)
-        status = stub.MatchStatus(pb.MatchStatusRequest(match_id=created.match_id))
+        request = pb.MatchStatusRequest(match_id=created.match_id)
+        status = stub.MatchStatus(request, metadata=ADMIN)
         for _ in range(50):
             if status.state == "over":
                 break
             time.sleep(0.1)
-            status = stub.MatchStatus(pb.MatchStatusRequest(match_id=created.match_id))
+            status = stub.MatchStatus(request, metadata=ADMIN)
         exits = [bot.wait(30) for bot in bots]  # seat tokens end with their match
         # A finished match's feed is rebuilt from its replay: the same messages as live.
         again = list(stub.Watch(pb.WatchRequest(match_id=created.match_id)))
@@ -121,6 +125,45 @@ def _listening_tcp_ports(pid: int) -> list[int]:
     return ports
 
 
+def _silent_seats(stub: Any, tokens: Sequence[str]) -> tuple[list[Any], threading.Event]:
+    """Seats that say Hello and never answer (the match waits on them); set the event to
+    let them go."""
+    leave = threading.Event()
+
+    def requests(token: str) -> Iterator[pb.BotMessage]:
+        yield pb.BotMessage(hello=pb.Hello(token=token, bot_name="silent"))
+        leave.wait(60)
+
+    return [stub.Play(requests(token)) for token in tokens], leave
+
+
+def test_match_status_tells_who_is_to_act_only_to_the_admin(served: str) -> None:
+    # In Dingo only a seat holding a wolf is asked: a public to_act would tell who holds
+    # one, and a public decision count a golf solitaire seat's score.
+    with grpc.insecure_channel(served) as channel:
+        stub = referee_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
+        created = stub.CreateMatch(
+            pb.CreateMatchRequest(game="gin_rummy", seats=2, seed=5, move_seconds=30),
+            metadata=ADMIN,
+        )
+        streams, leave = _silent_seats(stub, created.seat_tokens)
+        try:
+            request = pb.MatchStatusRequest(match_id=created.match_id)
+            for _ in range(100):
+                admin = stub.MatchStatus(request, metadata=ADMIN)
+                if admin.to_act:
+                    break
+                time.sleep(0.1)
+            public = stub.MatchStatus(request)
+        finally:
+            leave.set()
+            for stream in streams:
+                stream.cancel()
+    assert admin.state == "running" and len(admin.to_act) == 1
+    assert public.state == "running" and public.game == "gin_rummy"
+    assert list(public.to_act) == [] and public.decisions == 0
+
+
 def test_private_watch_serves_watch_only_with_the_admin_token() -> None:
     """For matches that share a deal: a bot watching another table would see its cards."""
     with serving("--private-watch") as address, grpc.insecure_channel(address) as channel:
@@ -132,6 +175,10 @@ def test_private_watch_serves_watch_only_with_the_admin_token() -> None:
         with pytest.raises(grpc.RpcError) as denied:
             list(stub.Watch(pb.WatchRequest(match_id=created.match_id), timeout=10))
         assert denied.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        # another table's result would tell a seated bot the deal it shares with it
+        with pytest.raises(grpc.RpcError) as no_status:
+            stub.MatchStatus(pb.MatchStatusRequest(match_id=created.match_id))
+        assert no_status.value.code() == grpc.StatusCode.UNAUTHENTICATED
         bots = random_bots(address, created.seat_tokens)
         seen = list(stub.Watch(pb.WatchRequest(match_id=created.match_id), metadata=ADMIN))
         assert [bot.wait(30) for bot in bots] == [0, 0]

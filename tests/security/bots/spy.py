@@ -7,9 +7,10 @@ bot's directory, and a loopback TCP port the test listens on.
 
 What it tries: other processes' ARENA_TOKEN (from /proc/*/environ) and a forged token; the
 admin RPCs of the referee it plays on, without a token; watching the other matches of its
-tournament (every table of a round plays its deal) and its own; reading the database and the
-outside file; a TCP connection to the port; and rebuilding its first deal from
-ARENA_BOT_SEED, seeds 0 and 1, and the schedule's seed functions, old and new.
+tournament (every table of a round plays its deal) and its own, and asking their status;
+reading the database and the outside file; a TCP connection to the port; and rebuilding its
+first deal from ARENA_BOT_SEED, seeds 0 and 1, and the schedule's seed functions, old and
+new.
 """
 
 from __future__ import annotations
@@ -80,16 +81,20 @@ def probe_referee() -> None:
 
 
 def watch_tables(own: str) -> None:
-    """Watch every match of the tournament by its guessable id (``t<N>-<index>``)."""
+    """Watch every match of the tournament by its guessable id (``t<N>-<index>``), and ask
+    for its status (who is to act, the decisions so far, a finished table's result)."""
     prefix = own.rsplit("-", 1)[0]
-    codes = {}
+    codes, status = {}, {}
     with grpc.insecure_channel(os.environ["ARENA_TARGET"]) as channel:
         stub = referee_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
         for idx in range(4):
             match_id = f"{prefix}-{idx:05d}"
             stream = stub.Watch(pb.WatchRequest(match_id=match_id), timeout=5)
             codes[match_id] = rpc_code(lambda s=stream: next(iter(s)))
+            request = pb.MatchStatusRequest(match_id=match_id)
+            status[match_id] = rpc_code(lambda r=request: stub.MatchStatus(r, timeout=5))
     report["watch"] = codes
+    report["status"] = status
 
 
 def read_files() -> None:
