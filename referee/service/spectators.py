@@ -115,8 +115,9 @@ class SpectatorFeed:
         state = None
         for step in steps:
             state = step.state
-            events = game.events(state)
-            if step.line["type"] in ("header", "decision") and _told_to_spectators(events):
+            if step.line["type"] in ("header", "decision") and _told_to_spectators(
+                events := game.events(state)
+            ):
                 entries.append((0.0, events, state, None))
         entries.append((0.0, (), state, result))
         return [self._message(entry) for entry in entries]
