@@ -194,6 +194,10 @@ class Game(Protocol[S, A, RulesT]):
     # Optional abilities (GameBase gives the defaults):
     lower_scores_win: ClassVar[bool]
     """Lower scores rank better (golf); the arena ranks one-seat matches by score with it."""
+    independent_seats: ClassVar[bool]
+    """Each seat plays its own copy (golf solitaire): no seat's decision changes what
+    another may do, so the match driver asks a seat again as soon as its answer is
+    applied instead of in rounds."""
 
     def hindsight_best_total(self, rules: RulesT, seed: int) -> float | None:
         """The best total any play could reach on this match's deals (solitaire), or None."""
@@ -275,6 +279,7 @@ class GameBase(Generic[StateT, A, RulesT]):
     version: ClassVar[int]
     Rules: type[RulesT]
     lower_scores_win: ClassVar[bool] = False
+    independent_seats: ClassVar[bool] = False
 
     def hindsight_best_total(self, rules: RulesT, seed: int) -> float | None:
         return None

@@ -38,6 +38,9 @@ from referee.matchspec import MatchSpec as MatchSpec
 from referee.replay import ReplayRecorder
 
 _GRACE = 0.25  # seconds
+# A seat's answer to one request: (code, or None if it forfeited; the action; its status;
+# seconds taken).
+Answer = tuple[str | None, Any, str, float]
 
 
 class SeatFault(Exception):
@@ -144,6 +147,9 @@ class MatchDriver:
             game, game.initial_state(spec.rules, spec.seats, spec.seed)
         )
         await self._publish(game.events(loop.state))
+        if game.independent_seats:
+            await self._play_independently(loop)
+            return await self._finish()
         # The play loop's rounds; the seats of a round are asked at once.
         for to_act in loop.rounds():
             if self.forfeited:
@@ -152,16 +158,43 @@ class MatchDriver:
                 asked = [await self._ask(to_act[0])]
             else:
                 asked = await asyncio.gather(*(self._ask(seat) for seat in to_act))
-            for seat, (code, action, status, elapsed) in zip(to_act, asked, strict=True):
+            for seat, answer in zip(to_act, asked, strict=True):
                 if self.forfeited:
                     break
-                if code is None:  # this seat forfeited
-                    continue
-                number = loop.decisions
-                if loop.play(seat, action):  # False: the round left this seat nothing to do
-                    self.recorder.decision(number, seat, code, elapsed, status)
-                    await self._publish(game.events(loop.state))
+                await self._play(loop, seat, answer)
         return await self._finish()
+
+    async def _play(self, loop: PlayLoop[Any, Any], seat: int, answer: Answer) -> None:
+        """Apply one seat's answer (nothing if it forfeited, or if an earlier decision of
+        its round left it nothing to do), record it and publish its events."""
+        code, action, status, elapsed = answer
+        if code is None:  # this seat forfeited
+            return
+        number = loop.decisions
+        if loop.play(seat, action):
+            self.recorder.decision(number, seat, code, elapsed, status)
+            await self._publish(self.game.events(loop.state))
+
+    async def _play_independently(self, loop: PlayLoop[Any, Any]) -> None:
+        """Seats playing their own copies: each is asked again as soon as its answer is
+        applied, so none waits on another's thinking (nor learns from the wait how far the
+        other has got). Answers that come together are applied in seat order."""
+        asking: dict[asyncio.Task[Answer], int] = {}
+        try:
+            while True:
+                if not self.forfeited:
+                    for seat in set(loop.waiting) - set(asking.values()):
+                        asking[asyncio.ensure_future(self._ask(seat))] = seat
+                if not asking:
+                    return
+                done, _ = await asyncio.wait(asking, return_when=asyncio.FIRST_COMPLETED)
+                for task in sorted(done, key=asking.__getitem__):
+                    seat = asking.pop(task)
+                    if not self.forfeited:
+                        await self._play(loop, seat, task.result())
+        finally:
+            for task in asking:
+                task.cancel()
 
     async def _safe_start(self, seat: int) -> None:
         # A seat that cannot even start faults on its first decision instead.
@@ -170,7 +203,7 @@ class MatchDriver:
                 self.agents[seat].start(self.spec, seat), self.spec.config.move_seconds
             )
 
-    async def _ask(self, seat: int) -> tuple[str | None, Any, str, float]:
+    async def _ask(self, seat: int) -> Answer:
         """One decision of one seat under the fault policy: (code or None if forfeited,
         its action, status, seconds taken)."""
         game, config = self.game, self.spec.config

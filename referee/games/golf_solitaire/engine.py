@@ -181,6 +181,9 @@ class GolfSolitaire(GameBase[GolfSolitaireState, str, GolfSolitaireRules]):
 
     name: ClassVar[str] = "golf_solitaire"
     lower_scores_win: ClassVar[bool] = True  # for the arena: one-seat matches ranked by score
+    # Seats play their own copies: in rounds, a seat would wait on the others' thinking and
+    # learn from the wait when another finished its hole, that is how many moves it made.
+    independent_seats: ClassVar[bool] = True
     # 2: hole_over events name the hole they end (1-based), not the hole counter after it.
     version: ClassVar[int] = 2
     Rules = GolfSolitaireRules
