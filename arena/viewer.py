@@ -43,7 +43,10 @@ def describe_line(line: dict[str, Any], seat: SeatChoice, players: list[str]) ->
         ms = line.get("ms", 0)
         return f"▶ seat {line['seat']} ({who}): {line['action']}{status}  ({ms:.1f} ms)"
     if kind == "fault":
-        return f"! fault, seat {line['seat']}: {line['kind']}: {line['reason']}"
+        # The reason may name a hidden card (an illegal "pass 5S"): its seat's view only.
+        mine = seat is ALL_HANDS or line["seat"] == seat
+        reason = f": {line['reason']}" if mine else ""
+        return f"! fault, seat {line['seat']}: {line['kind']}{reason}"
     if kind == "stderr":
         if seat is not ALL_HANDS and line["seat"] != seat:
             return None

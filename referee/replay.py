@@ -155,6 +155,49 @@ _REQUIRED = {
 }
 
 
+# The JSON type of each required field (a bool is no integer here), so that a field of
+# the wrong type is a ReplayError naming it rather than an exception deep in an engine.
+_TYPES: dict[str, tuple[type, str]] = {
+    "schema": (int, "an integer"),
+    "game": (str, "a string"),
+    "game_version": (int, "an integer"),
+    "rules": (dict, "an object"),
+    "seed": (int, "an integer"),
+    "seats": (int, "an integer"),
+    "players": (list, "a list"),
+    "kind": (str, "a string"),
+    "text": (str, "a string"),
+    "seat": (int, "an integer"),
+    "action": (str, "a string"),
+    "status": (str, "a string"),
+    "reason": (str, "a string"),
+    "outcome": (dict, "an object"),
+    "forfeited": (list, "a list"),
+}
+
+
+def _field_problem(row: dict[str, Any], kind: str) -> str | None:
+    """What is wrong with a line's required fields: missing, or of the wrong type."""
+    missing = [k for k in _REQUIRED[kind] if k not in row]
+    if missing:
+        return f"{kind} line lacks {', '.join(missing)}"
+    for key in _REQUIRED[kind]:
+        want, name = _TYPES[key]
+        if not isinstance(row[key], want) or (want is int and isinstance(row[key], bool)):
+            return f"{kind} line: {key} must be {name}, not {row[key]!r}"
+    return None
+
+
+def _seat_problem(header: dict[str, Any], row: dict[str, Any]) -> str | None:
+    """A seat a line names that the match does not have."""
+    seats = header["seats"]
+    named = row["forfeited"] if row["type"] == "end" else [row.get("seat", 0)]
+    for seat in named:
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < seats:
+            return f"seat {seat!r} does not exist (the match has seats 0-{seats - 1})"
+    return None
+
+
 def parse_replay(text: str) -> Replay:
     """Read a replay, with an error naming the line for anything malformed."""
     rows: list[dict[str, Any]] = []
@@ -172,17 +215,27 @@ def parse_replay(text: str) -> Replay:
             raise ReplayError(f"line {number}: the header must be the first line, and only it")
         if kind != "header" and kind not in _LINE_TYPES:
             raise ReplayError(f"line {number}: unknown line type {kind!r}")
-        missing = [k for k in _REQUIRED[kind] if k not in row]
-        if missing:
-            raise ReplayError(f"line {number}: {kind} line lacks {', '.join(missing)}")
+        problem = _field_problem(row, kind)
+        if problem is None and kind == "header":
+            if row["schema"] != SCHEMA_VERSION:
+                raise ReplayError(
+                    f"replay schema {row['schema']} is not supported (this is {SCHEMA_VERSION})"
+                )
+            if row["seats"] < 1:
+                problem = f"header line: seats must be at least 1, not {row['seats']}"
+            elif len(row["players"]) < row["seats"]:  # viewers name every seat's player
+                problem = (
+                    f"the header names {len(row['players'])} player name(s) "
+                    f"for {row['seats']} seats"
+                )
+        elif problem is None and kind != "event" and rows:
+            problem = _seat_problem(rows[0], row)
+        if problem:
+            raise ReplayError(f"line {number}: {problem}")
         rows.append(row)
     if not rows:
         raise ReplayError("empty replay")
     header = rows[0]
-    if header["schema"] != SCHEMA_VERSION:
-        raise ReplayError(
-            f"replay schema {header['schema']} is not supported (this is {SCHEMA_VERSION})"
-        )
     if rows[-1]["type"] != "end":
         raise ReplayError("the replay has no end line: it is truncated or the match did not finish")
     if any(r["type"] == "end" for r in rows[1:-1]):
@@ -205,11 +258,12 @@ def simulate(replay: Replay) -> tuple[Any, Any, Iterator[Step]]:
     try:
         game = get_game(header["game"])
         rules = parse_rules(game.Rules, header["rules"])
+        initial = game.initial_state(rules, header["seats"], header["seed"])
     except (ValueError, RulesError) as exc:
         raise ReplayError(f"the header cannot be re-simulated: {exc}") from exc
 
     def steps() -> Iterator[Step]:
-        state = game.initial_state(rules, header["seats"], header["seed"])
+        state = initial
         yield Step(header, state)
         for line in replay.lines:
             if line["type"] == "decision":
@@ -231,8 +285,8 @@ def verify_replay(replay: Replay, max_mismatches: int = 20) -> VerifyReport:
     """Re-simulate from the header and the decisions; compare every event and the outcome."""
     header = replay.header
     problems: list[str] = []
-    game, rules, _ = simulate(replay)
-    state = game.initial_state(rules, header["seats"], header["seed"])
+    game, _, steps = simulate(replay)
+    state = next(steps).state
     expected: list[dict[str, Any]] = [{"type": "event", **e.to_json()} for e in game.events(state)]
     decisions = events = 0
     for number, line in enumerate(replay.lines, start=2):

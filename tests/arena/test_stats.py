@@ -8,7 +8,9 @@ import math
 import pytest
 
 from arena.stats import (
+    PENTANOMIAL,
     PRIOR_COUNT,
+    TRINOMIAL,
     elo_from_score,
     expected_score,
     fmt_elo_interval,
@@ -50,6 +52,20 @@ def test_sprt_verdicts() -> None:
     assert sprt([1.0, 0.0] * 3, 0, 50, 0.05, 0.05).verdict is None
     with pytest.raises(ValueError, match="not one of"):
         sprt_llr([0.3], 0, 10)
+
+
+def test_straight_won_pairs_needed_for_a_verdict_as_documented() -> None:
+    # docs/tournaments.md: with elo1 = 50 (elo0 = 0, alpha = beta = 0.05) nine straight won
+    # pairs are needed for two seats (pentanomial), eight for more seats (trinomial).
+    def first_verdict(outcomes: tuple[float, ...]) -> int:
+        return next(
+            n
+            for n in range(1, 40)
+            if sprt([1.0] * n, 0, 50, 0.05, 0.05, outcomes=outcomes).verdict == "H1"
+        )
+
+    assert first_verdict(PENTANOMIAL) == 9
+    assert first_verdict(TRINOMIAL) == 8
 
 
 def test_summary_interval_and_los() -> None:

@@ -162,6 +162,42 @@ def test_a_truncated_replay_says_so() -> None:
         )
 
 
+def _edited(text: str, kind: str, **fields: object) -> str:
+    """The replay with the first ``kind`` line's ``fields`` replaced."""
+    lines = text.splitlines()
+    i = next(n for n, line in enumerate(lines) if json.loads(line)["type"] == kind)
+    lines[i] = json.dumps({**json.loads(lines[i]), **fields})
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("kind", "fields", "message"),
+    [
+        ("header", {"seats": 99, "players": ["p"] * 99}, "cannot be re-simulated: .*not 99"),
+        ("header", {"seats": "2"}, "header line: seats must be an integer"),
+        ("header", {"seed": "abc"}, "header line: seed must be an integer"),
+        ("header", {"schema": "1"}, "header line: schema must be an integer"),
+        ("header", {"rules": [1]}, "header line: rules must be an object"),
+        ("header", {"players": ["a"]}, "1 player name"),
+        ("decision", {"seat": "0"}, "decision line: seat must be an integer"),
+        ("decision", {"action": 7}, "decision line: action must be a string"),
+        ("decision", {"seat": 5}, "seat 5 does not exist"),
+        ("end", {"outcome": 5}, "end line: outcome must be an object"),
+        ("end", {"reason": "forfeit", "forfeited": [7]}, "seat 7 does not exist"),
+        ("end", {"reason": "forfeit", "forfeited": "x"}, "end line: forfeited must be a list"),
+    ],
+)
+def test_malformed_fields_are_a_replay_error_not_a_crash(
+    kind: str, fields: dict[str, object], message: str
+) -> None:
+    # A replay file is input like any other: a field of the wrong type or out of range is
+    # one ReplayError naming it, from reading or re-simulating, never an exception of the
+    # engine's (the CLI prints ReplayErrors in one line, anything else as a traceback).
+    text = _edited(run([RandomSeat(1), RandomSeat(2)]).replay, kind, **fields)
+    with pytest.raises(ReplayError, match=message):
+        verify_replay(parse_replay(text))
+
+
 def test_a_long_running_referee_forgets_old_finished_matches() -> None:
     from referee.service import RefereeCore
 

@@ -3,16 +3,21 @@ the seat selector and hand jumps of the interactive mode."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
 from typing import Any
 
+from rich.console import Console
+
 from arena.rendering import event_text
+from arena.viewer import replay_show
+from referee.matchspec import MatchConfig
 from referee.replay import parse_replay
 from tests.conftest import arena
-from tests.watching.helpers import ROOT
+from tests.watching.helpers import ROOT, play_match
 
 
 def test_a_seats_view_reads_exactly_its_event_texts(tournament: Any) -> None:
@@ -57,3 +62,18 @@ def test_interactive_seat_selector_and_hand_jump(tournament: Any) -> None:
     assert "viewing all hands" in out
     assert f"· hand {last} " in out  # jumped to that hand
     assert "seat 9 does not exist: this match has seats 0-1" in out
+
+
+def test_a_fault_reason_is_shown_only_in_the_faulty_seats_view() -> None:
+    # A fault reason can name a hidden card (an illegal "pass 5S"), so another seat's view
+    # shows that the fault happened, not why (as the HTML page does).
+    config = MatchConfig(fault_policy="default", max_strikes=3)
+    replay = play_match("gin_rummy", {"max_hands": 2}, 2, config=config, cheat_every=4)
+    fault = next(line for line in replay.lines if line["type"] == "fault")
+    assert fault["seat"] == 0
+    for seat, reason_shown in (("0", True), ("1", False), ("all", True)):
+        out = io.StringIO()
+        replay_show(replay, seat, Console(file=out, width=400), interactive=False)
+        text = out.getvalue()
+        assert "! fault, seat 0: malformed" in text
+        assert (fault["reason"] in text) == reason_shown, seat
