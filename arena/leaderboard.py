@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from arena.rating import ENV, compute_ratings, conservative
+from arena.rating import ENV, compute_ratings, conservative, merge_solo_matches
 from arena.store import Store
 from referee.game import get_game, parse_rules
 
@@ -52,17 +52,16 @@ def ci95(values: Sequence[float]) -> float:
 
 def rows_from_results(
     matches: SeatRows,
-    ratings: Mapping[str, tuple[float, float, int]] | None = None,
+    ratings: Mapping[str, tuple[float, float, int]],
+    lower_scores_win: bool,
     hindsight: Mapping[str, float] | None = None,
 ) -> list[Row]:
-    """Leaderboard rows, best conservative rating first. ``ratings`` defaults to the
-    ratings of exactly these matches, in the order given; ``hindsight`` maps a match id
-    to the best score achievable in it, when the game can tell."""
-    if ratings is None:
-        ratings = compute_ratings(matches).current
+    """Leaderboard rows, best conservative rating first. ``hindsight`` maps a match id to
+    the best score achievable in it, when the game can tell. Wins and ranks of one-seat
+    matches (solitaire) are by score among the matches on the same deal, as rated."""
     played: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
-    for _, seats in matches:
-        for seat in seats:
+    for _, group in merge_solo_matches(matches, lower_scores_win):
+        for seat in group:
             played[seat["entrant"]].append(seat)
     rows = []
     for name, seats in played.items():
@@ -110,7 +109,8 @@ def leaderboard(store: Store, game: str, rules_key: str) -> list[Row]:
     """Entrants of one game and rule set over every stored match, with the stored ratings."""
     results = store.results_in_order(game, rules_key)
     hindsight = hindsight_scores(store, game, [match_id for match_id, _ in results])
-    return rows_from_results(results, store.ratings(game, rules_key), hindsight)
+    lower = get_game(game).lower_scores_win
+    return rows_from_results(results, store.ratings(game, rules_key), lower, hindsight)
 
 
 def tournament_leaderboard(store: Store, tournament_id: int) -> list[Row]:
@@ -120,7 +120,7 @@ def tournament_leaderboard(store: Store, tournament_id: int) -> list[Row]:
     lower = get_game(record.game).lower_scores_win
     rated = compute_ratings(results, lower_scores_win=lower)
     hindsight = hindsight_scores(store, record.game, [match_id for match_id, _ in results])
-    return rows_from_results(results, rated.current, hindsight)
+    return rows_from_results(results, rated.current, lower, hindsight)
 
 
 def latest_versions(rows: Sequence[Row]) -> list[Row]:

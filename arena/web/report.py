@@ -77,7 +77,7 @@ def gather(store: Store, tournament_id: int) -> Report:
         [tournament_id],
     ).fetchall():
         faults[entrant][kind] += count
-    report.board = rows_from_results(ordered, rated.current)
+    report.board = rows_from_results(ordered, rated.current, lower)
     report.cross = _cross(report)
     history: dict[str, list[tuple[float, float, float]]] = defaultdict(list)
     position = {m_id: i + 1 for i, (m_id, _) in enumerate(ordered)}

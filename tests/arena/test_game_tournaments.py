@@ -141,3 +141,14 @@ def test_solitaire_bots_alone_are_ranked_by_score_on_the_same_deals(tmp_path: Pa
     assert board["rand"]["mean_score"] > board["sol"]["mean_score"]
     assert board["sol"]["mu"] > board["rand"]["mu"]  # rated against each other by score
     assert all(r["hindsight_best"] is not None for r in board.values())
+    # Wins and ranks are by score among the bots on the same deal (lower is better), not
+    # each one-seat match's own rank (always 1).
+    wins = dict.fromkeys(board, 0)
+    for rnd in (0, 1):
+        scores = {
+            m["entrants"][0]: m["outcome"]["scores"][0] for m in matches[rnd * 3 : rnd * 3 + 3]
+        }
+        for name, score in scores.items():
+            wins[name] += score == min(scores.values())
+    assert {name: r["wins"] for name, r in board.items()} == wins
+    assert board["rand"]["mean_rank"] > board["sol"]["mean_rank"]
