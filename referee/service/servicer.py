@@ -91,11 +91,13 @@ class RefereeServicer:
 
     def _hello(self, raw: bytes) -> tuple[PlayerSession | None, pb.Error]:
         """The session a stream's first message opens, or the error that refuses it."""
-        try:
-            hello = pb.BotMessage.FromString(raw)
+        try:  # the size first: a big message is refused without the cost of parsing it
+            hello = (
+                pb.BotMessage() if len(raw) > MAX_MESSAGE_BYTES else pb.BotMessage.FromString(raw)
+            )
         except DecodeError:
             hello = pb.BotMessage()
-        if len(raw) > MAX_MESSAGE_BYTES or hello.WhichOneof("kind") != "hello":
+        if hello.WhichOneof("kind") != "hello":
             return None, pb.Error(code="protocol", message="the first message must be a Hello")
         session = self.core.session(hello.hello.token)
         if session is None or session.gone is not None:

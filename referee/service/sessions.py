@@ -22,11 +22,13 @@ from referee.v1 import referee_pb2 as pb
 _EXPIRED_MEMORY = 256  # request ids remembered to tell "late" from "unknown"
 MAX_MESSAGE_BYTES = 64 * 1024  # bot messages are tiny; anything bigger is hostile
 # Bigger messages than this are refused by the transport itself, which just ends the
-# bot's side of the stream. Up to it a message is read whole (the referee holds it for a
-# moment, so this bounds what one message can cost) and refused here, as `malformed`.
-# Past it, a bot that keeps its stream open gets the same fault (see on_stream_end); one
-# that drops the connection is a disconnect, since grpc shows the two alike.
-MAX_RECEIVE_BYTES = 128 * 1024 * 1024
+# bot's side of the stream. Up to it a message is read whole and refused here, as
+# `malformed`; past it, a bot that keeps its stream open gets the same fault (see
+# on_stream_end), one that drops the connection is a disconnect, since grpc shows the two
+# alike. The transport holds what has come of every unfinished message, in the arena's
+# process and outside every bot's limits, so this is kept small: at 128 MiB a bot that
+# started 100 MiB messages on 8 streams and never finished them took 800 MB of the arena.
+MAX_RECEIVE_BYTES = 128 * 1024
 # Messages that answer no waiting Turn (late or unknown answers, malformed messages)
 # each earn a reply; a bot sending more than this many between two Turns is flooding.
 MAX_UNASKED_MESSAGES = 64

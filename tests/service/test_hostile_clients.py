@@ -23,7 +23,7 @@ from referee.service import server as server_module
 from referee.service.connection import MAX_QUEUED_BYTES, MAX_QUEUED_MESSAGES
 from referee.service.open_calls import OPEN_CALLS_PER_PEER
 from referee.service.servicer import HELLO_WAITS_PER_PEER
-from referee.service.sessions import MAX_UNASKED_MESSAGES
+from referee.service.sessions import MAX_RECEIVE_BYTES, MAX_UNASKED_MESSAGES
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
 from tests.service.conftest import PY, RANDOM_BOT, SHORT_GIN, entrant, misbehaving, play_match
@@ -106,15 +106,28 @@ def test_a_stream_that_stops_reading_is_closed_at_the_queue_bound(tmp_path: Path
     assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "fell behind" in details
 
 
-@pytest.mark.parametrize("size", [70_000, 10_000_000, 100_000_000])
-def test_every_message_over_the_size_cap_is_a_malformed_fault(tmp_path: Path, size: int) -> None:
-    # A deadline long enough for 100 MB to arrive (one that passes first is a timeout).
+@pytest.mark.parametrize("size", [70_000, MAX_RECEIVE_BYTES - 16])
+def test_a_message_over_the_size_cap_is_a_malformed_fault(tmp_path: Path, size: int) -> None:
     config = MatchConfig(move_seconds=60.0)
     result = asyncio.run(
         play_match(tmp_path, [misbehaving("oversize", 2, str(size)), RANDOM_BOT], config)
     )
     assert [(f.seat, f.kind) for f in result.faults] == [(0, "malformed")]
     assert result.forfeited == (0,)
+
+
+@pytest.mark.parametrize("size", [10_000_000, 100_000_000])
+def test_a_message_over_the_transport_limit_costs_only_its_own_stream(
+    tmp_path: Path, size: int
+) -> None:
+    # gRPC refuses it from its length prefix (RESOURCE_EXHAUSTED) without reading it, and
+    # ends the call: the SDK reconnects, gets its Turn again and plays on, its clock having
+    # run meanwhile. The referee never holds the message (at 128 MiB it read 100 MB whole).
+    config = MatchConfig(move_seconds=60.0)
+    result = asyncio.run(
+        play_match(tmp_path, [misbehaving("oversize", 2, str(size)), RANDOM_BOT], config)
+    )
+    assert result.reason == "finished" and result.faults == ()
 
 
 def test_a_token_that_is_not_ascii_is_unauthenticated(tmp_path: Path) -> None:

@@ -1,0 +1,204 @@
+"""A hostile bot that makes the referee hold memory for it: on its first turn (within its
+move clock) it opens ``STREAMS`` Play streams on one connection to the referee's unix
+socket ($ARENA_TARGET), speaking HTTP/2 by hand (no token needed), and starts on each a
+gRPC message announced as ``MIB`` MiB. It sends all of each message but its last byte and
+holds the streams for ``HOLD`` seconds: the referee's transport reads a message whole (up
+to its receive limit, which was 128 MiB) before Play can look at it, so each stream kept
+about ``MIB`` MiB of the arena's memory, while the bot itself holds one zeroed MiB. It says
+``SENT <MiB>`` on stderr and plays random legal moves while a thread holds the streams.
+
+``python big_messages.py hold STREAMS MIB SECONDS``: as above, held for SECONDS.
+``python big_messages.py complete STREAMS MIB SECONDS``: for SECONDS, finishes such
+messages over and over, on STREAMS streams at a time (each on a new connection): the
+transport read each one whole and handed it to Play, which parsed it before it looked at
+its size, all in the arena's process where every match's referee and clock run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import select
+import socket
+import struct
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+MODE, STREAMS, MIB, HOLD = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+PATH = "/referee.v1.Referee/Play"
+
+
+def frame(kind: int, flags: int, stream: int, payload: bytes = b"") -> bytes:
+    return (
+        len(payload).to_bytes(3, "big") + bytes([kind, flags]) + struct.pack(">I", stream) + payload
+    )
+
+
+def header_block() -> bytes:
+    """HPACK literals without indexing, no Huffman coding."""
+    fields = [
+        (":method", "POST"),
+        (":scheme", "http"),
+        (":path", PATH),
+        (":authority", "localhost"),
+        ("content-type", "application/grpc"),
+        ("te", "trailers"),
+    ]
+    out = b""
+    for name, value in fields:
+        out += b"\x00" + bytes([len(name)]) + name.encode() + bytes([len(value)]) + value.encode()
+    return out
+
+
+class Http2:
+    def __init__(self, path: str) -> None:
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.connect(path)
+        self.sock.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(4, 0, 0))
+        self.conn_window, self.initial_window, self.max_frame = 65535, 65535, 16384
+        self.windows: dict[int, int] = {}
+        self.ended: set[int] = set()
+        self.buf = b""
+
+    def pump(self, timeout: float) -> None:
+        """Read what the server sent: settings, window updates, pings, stream ends."""
+        ready, _, _ = select.select([self.sock], [], [], timeout)
+        if not ready:
+            return
+        data = self.sock.recv(1 << 16)
+        if not data:
+            raise EOFError
+        self.buf += data
+        while len(self.buf) >= 9:
+            size = int.from_bytes(self.buf[:3], "big")
+            if len(self.buf) < 9 + size:
+                return
+            kind, flags = self.buf[3], self.buf[4]
+            stream = int.from_bytes(self.buf[5:9], "big") & 0x7FFFFFFF
+            payload, self.buf = self.buf[9 : 9 + size], self.buf[9 + size :]
+            if kind == 4 and not flags & 1:  # SETTINGS
+                for i in range(0, len(payload), 6):
+                    key, value = struct.unpack(">HI", payload[i : i + 6])
+                    if key == 4:
+                        for s in self.windows:
+                            self.windows[s] += value - self.initial_window
+                        self.initial_window = value
+                    elif key == 5:
+                        self.max_frame = value
+                self.sock.sendall(frame(4, 1, 0))
+            elif kind == 8:  # WINDOW_UPDATE
+                increment = struct.unpack(">I", payload)[0] & 0x7FFFFFFF
+                if stream == 0:
+                    self.conn_window += increment
+                elif stream in self.windows:
+                    self.windows[stream] += increment
+            elif kind == 6 and not flags & 1:  # PING
+                self.sock.sendall(frame(6, 1, 0, payload))
+            elif kind == 3 or (kind in (0, 1) and flags & 1):  # RST_STREAM, END_STREAM
+                self.ended.add(stream)
+
+    def open(self, stream: int) -> None:
+        self.sock.sendall(frame(1, 4, stream, header_block()))
+        self.windows[stream] = self.initial_window
+
+    def send(self, stream: int, data: bytes) -> int:
+        """As much of ``data`` as the flow-control windows allow now; the bytes sent."""
+        sent = 0
+        while sent < len(data):
+            n = min(len(data) - sent, self.max_frame, self.conn_window, self.windows[stream])
+            if n <= 0:
+                break
+            self.sock.sendall(frame(0, 0, stream, data[sent : sent + n]))
+            sent, self.conn_window, self.windows[stream] = (
+                sent + n,
+                self.conn_window - n,
+                self.windows[stream] - n,
+            )
+        return sent
+
+
+def send_big_messages() -> Http2:
+    conn = Http2(os.environ["ARENA_TARGET"].removeprefix("unix:"))
+    conn.pump(0.5)
+    size = MIB << 20
+    left = {}
+    for i in range(STREAMS):
+        stream = 1 + 2 * i
+        conn.open(stream)
+        conn.send(stream, b"\x00" + struct.pack(">I", size))  # the gRPC length prefix
+        left[stream] = size - 1  # all but the last byte
+    chunk = bytes(1 << 20)
+    deadline = time.monotonic() + 60
+    while any(n > 0 and s not in conn.ended for s, n in left.items()):
+        if time.monotonic() > deadline:
+            break
+        moved = 0
+        for stream, n in left.items():
+            if n > 0 and stream not in conn.ended:
+                sent = conn.send(stream, chunk[: min(n, len(chunk))])
+                left[stream] -= sent
+                moved += sent
+        conn.pump(0 if moved else 0.05)
+    sent_mib = sum(size - 1 - n for n in left.values()) >> 20
+    print(f"SENT {sent_mib} MiB on {STREAMS} streams", file=sys.stderr, flush=True)
+    return conn
+
+
+def hold(conn: Http2) -> None:
+    until = time.monotonic() + HOLD
+    while time.monotonic() < until:
+        try:
+            conn.pump(0.1)
+        except (EOFError, OSError):
+            break
+    conn.sock.close()
+
+
+def complete_big_messages() -> None:
+    size, chunk, sent = MIB << 20, bytes(1 << 20), 0
+    until = time.monotonic() + HOLD
+    with contextlib.suppress(OSError, EOFError):
+        while time.monotonic() < until:
+            conn = Http2(os.environ["ARENA_TARGET"].removeprefix("unix:"))
+            conn.pump(0.2)
+            left = {}
+            for i in range(STREAMS):
+                conn.open(1 + 2 * i)
+                conn.send(1 + 2 * i, b"\x00" + struct.pack(">I", size))
+                left[1 + 2 * i] = size
+            while any(left.values()):
+                moved = 0
+                for stream, n in left.items():
+                    if n:
+                        k = conn.send(stream, chunk[: min(n, len(chunk))])
+                        left[stream] -= k
+                        moved += k
+                conn.pump(0 if moved else 0.02)
+            sent += STREAMS
+            conn.pump(0.2)
+            conn.sock.close()
+    print(f"COMPLETED {sent} messages of {MIB} MiB", file=sys.stderr, flush=True)
+
+
+started = False
+
+
+def choose(observation: Any, legal: Sequence[str]) -> str:
+    global started
+    if not started:  # on its first turn, so that the match's stderr has what it sent
+        started = True
+        if MODE == "hold":
+            threading.Thread(target=hold, args=(send_big_messages(),), daemon=True).start()
+        else:
+            threading.Thread(target=complete_big_messages, daemon=True).start()
+    return random.choice(list(legal))
+
+
+if __name__ == "__main__":
+    from referee.client import run_bot
+
+    run_bot(choose, name="big-messages")
