@@ -150,7 +150,13 @@ class _client:
     async def __aenter__(self) -> Any:
         d, o = self.distributed, self.options
         if o.address is not None:
-            self.client = await d.Client(o.address, asynchronous=True)
+            try:
+                self.client = await d.Client(o.address, asynchronous=True)
+            except OSError as exc:  # Dask says so after its connect timeout, with a traceback
+                raise ClusterError(
+                    f"cannot reach a Dask scheduler at {o.address} ({exc}); the tournament is "
+                    "kept: resume it with --cluster once the scheduler is up"
+                ) from exc
             return self.client
         self.cluster = await d.LocalCluster(
             n_workers=o.workers or 1,

@@ -232,7 +232,9 @@ def head_to_head(
 
 
 def fmt_elo(value: float) -> str:
-    return "inf" if value == math.inf else "-inf" if value == -math.inf else f"{value:+.0f}"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return f"{round(value):+d}" if round(value) else "0"  # never "-0"
 
 
 def fmt_elo_interval(elo: float, low: float, high: float) -> str:

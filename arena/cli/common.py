@@ -42,7 +42,7 @@ RulesOption = Annotated[
 SANDBOX_HELP = "auto | bwrap | none: how bot processes are confined (docs/security.md)."
 WorkersOption = Annotated[
     int | None,
-    typer.Option(help="Play on N local Dask worker processes (needs card-arena[dask])."),
+    typer.Option(help="Play on N local Dask worker processes (needs card-arena\\[dask])."),
 ]
 ClusterOption = Annotated[
     str | None, typer.Option(help="Play on the Dask scheduler at this address (tcp://...).")

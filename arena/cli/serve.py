@@ -190,6 +190,13 @@ def watch_cmd(
         float, typer.Option(help="Seconds behind the match (at least the referee's own delay).")
     ] = 0.0,
     full: Annotated[bool, typer.Option(help="Print the whole public view every step.")] = False,
+    admin_token: Annotated[
+        str | None,
+        typer.Option(
+            envvar="ARENA_ADMIN_TOKEN",
+            help="The referee's admin token, for a referee with private Watch (--private-watch).",
+        ),
+    ] = None,
 ) -> None:
     """Follow a live match in the terminal: public events and the public view as they come."""
     from arena.rendering import terminal_text
@@ -200,7 +207,7 @@ def watch_cmd(
         sys.stdout.flush()
 
     try:
-        over = watch_match(target, match_id, delay, emit, full=full)
+        over = watch_match(target, match_id, delay, emit, full=full, admin_token=admin_token)
     except WatchError as exc:
         raise fail(str(exc)) from exc
     except KeyboardInterrupt:

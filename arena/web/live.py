@@ -89,13 +89,18 @@ def watch_match(
     emit: Callable[[str], None],
     full: bool = False,
     timeout: float | None = None,
+    admin_token: str | None = None,
 ) -> pb.MatchOver | None:
     """Follow ``match_id`` on the referee at ``target`` until it ends; ``emit`` gets each
-    line to print. Returns the MatchOver (None if the stream ended without one)."""
+    line to print. Returns the MatchOver (None if the stream ended without one). A
+    referee with private Watch serves it only with its ``admin_token``."""
+    metadata = [("x-admin-token", admin_token)] if admin_token else None
     with grpc.insecure_channel(target) as channel:
         stub = referee_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
         stream = stub.Watch(
-            pb.WatchRequest(match_id=match_id, delay_seconds=delay), timeout=timeout
+            pb.WatchRequest(match_id=match_id, delay_seconds=delay),
+            timeout=timeout,
+            metadata=metadata,
         )
         last: dict[str, Any] | None = None
         players: list[str] = []
@@ -127,5 +132,12 @@ def watch_match(
                 raise WatchError(f"cannot reach a referee at {target}") from exc
             if code == grpc.StatusCode.DEADLINE_EXCEEDED:
                 raise WatchError(f"gave up watching after {timeout}s") from exc
-            raise WatchError(f"watching failed: {exc}") from exc
+            if code == grpc.StatusCode.UNAUTHENTICATED:
+                raise WatchError(
+                    f"the referee at {target} serves Watch only with its admin token"
+                    + (": this one is not it" if admin_token else "")
+                    + " (--admin-token or ARENA_ADMIN_TOKEN)"
+                ) from exc
+            details = exc.details() if isinstance(exc, grpc.Call) else None
+            raise WatchError(f"watching failed: {details or code or exc}") from exc
     return None

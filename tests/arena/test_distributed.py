@@ -220,3 +220,18 @@ def test_workers_need_dask_and_sane_counts(tmp_path: Path) -> None:
     assert blocked.returncode == 2
     assert "pip install 'card-arena[dask]'" in blocked.stderr
     assert arena(db, "tournament", "list", "--json").stdout.strip() == "[]"  # nothing made
+    help_text = arena(db, "tournament", "run", "--help", env={"COLUMNS": "200"}).stdout
+    assert "needs card-arena[dask]" in help_text  # not taken for markup
+
+
+def test_an_unreachable_scheduler_is_one_line_and_the_tournament_is_kept(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    prepare(db, tmp_path)
+    gone = arena(
+        db, *RUN, "--cluster", "tcp://127.0.0.1:9", "--shared-bots", check=False,
+        env={"DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "2s"},
+    )  # fmt: skip
+    assert gone.returncode == 2 and "Traceback" not in gone.stderr
+    assert "error: cannot reach a Dask scheduler at tcp://127.0.0.1:9" in gone.stderr
+    [kept] = json.loads(arena(db, "tournament", "list", "--json").stdout)
+    assert kept["status"] == "interrupted"

@@ -121,3 +121,9 @@ def test_a_perfect_score_has_a_finite_bound_and_reads_as_one() -> None:
     shown = fmt_elo_interval(mixed.elo, mixed.elo_low, mixed.elo_high)
     assert mixed.elo_high == math.inf  # 75% over 4: the upper end is not bounded
     assert shown == f"{mixed.elo:+.0f} [{mixed.elo_low:+.0f}, inf]"
+
+
+def test_an_elo_of_zero_reads_0_never_minus_0() -> None:
+    # all draws: an estimate and interval that round to zero from below
+    assert fmt_elo_interval(-0.0, -0.3, -0.0) == "0 [0, 0]"
+    assert fmt_elo_interval(35.4, 10.0, -60.6) == "+35 [+10, -61]"

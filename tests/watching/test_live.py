@@ -11,7 +11,7 @@ import grpc
 
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
-from tests.conftest import ADMIN, dies_with_tests, random_bots
+from tests.conftest import ADMIN, ADMIN_TOKEN, dies_with_tests, random_bots, serving
 from tests.watching.helpers import ROOT
 
 ARENA = [sys.executable, "-m", "arena.cli"]
@@ -91,3 +91,27 @@ def test_watch_errors(served: str) -> None:
         timeout=60,
     )
     assert nobody.returncode == 2 and "cannot reach a referee at 127.0.0.1:9" in nobody.stderr
+
+
+def test_watch_on_a_referee_with_private_watch_takes_the_admin_token() -> None:
+    with serving("--private-watch") as address, grpc.insecure_channel(address) as channel:
+        stub = referee_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
+        created = stub.CreateMatch(
+            pb.CreateMatchRequest(game="gin_rummy", seats=2, seed=4, rules={"max_hands": "1"}),
+            metadata=ADMIN,
+        )
+        watch = [*ARENA, "watch", created.match_id, "--target", address]
+        refused = subprocess.run(watch, cwd=ROOT, capture_output=True, text=True, timeout=60)
+        bots = random_bots(address, created.seat_tokens)
+        allowed = subprocess.run(
+            [*watch, "--admin-token", ADMIN_TOKEN],
+            cwd=ROOT, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert [bot.wait(30) for bot in bots] == [0, 0]
+    assert refused.returncode == 2
+    assert refused.stderr.strip() == (
+        f"error: the referee at {address} serves Watch only with its admin token "
+        "(--admin-token or ARENA_ADMIN_TOKEN)"
+    )
+    assert allowed.returncode == 0, allowed.stderr
+    assert "■ finished" in allowed.stdout.splitlines()
