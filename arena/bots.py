@@ -46,6 +46,11 @@ EXIT_POLL_SECONDS = 0.05
 # these, one bot holding thousands of connections left the arena none to start bots with.
 OPEN_FILES_PER_PROCESS = 512
 OPEN_FILES = 1024
+# Sockets in all of a bot's processes together (checked every poll). A bot needs one
+# connection to the referee; each connection may carry STREAMS_PER_CONNECTION calls, each
+# with an unfinished message of up to the transport's limit, which the arena holds, not
+# the bot: 100 connections of them took a referee from 40 MB to 1.5 GB.
+SOCKETS = 16
 _TAIL_BYTES = 2048
 _READ_BYTES = 64 * 1024
 _DRAIN_PAUSE_SECONDS = 0.1  # after a read past the stderr limit: at most 640 KiB/s
@@ -95,6 +100,7 @@ class TreeUsage:
     tasks: int  # processes and threads
     processes: frozenset[tuple[int, int]] = frozenset()  # (pid, start time) counted
     open_files: int = 0  # file descriptors, over every process
+    sockets: int = 0  # of which sockets
 
 
 # (match id, seat) a bot last played: where what it writes after MatchOver belongs.
@@ -215,24 +221,37 @@ def tree_usage(roots: Sequence[int]) -> dict[int, TreeUsage]:
             sum(r[3] for r in rows.values()),
             sum(r[4] for r in rows.values()),
             frozenset((p, r[5]) for p, r in rows.items()),
-            open_files(rows),
+            *descriptors(rows),
         )
     return usage
 
 
-def open_files(pids: Iterable[int]) -> int:
-    """File descriptors open in ``pids`` (processes: their threads share them). A process
-    that made itself unreadable (prctl PR_SET_DUMPABLE 0: then only root may list its
-    descriptors) counts as many as its limit lets it hold."""
-    total = 0
+def descriptors(pids: Iterable[int]) -> tuple[int, int]:
+    """File descriptors open in ``pids`` (processes: their threads share them), and how
+    many of them are sockets. A process that made itself unreadable (prctl
+    PR_SET_DUMPABLE 0: then only root may list its descriptors) counts as many of both as
+    its limit lets it hold."""
+    files = sockets = 0
     for pid in pids:
+        fd_dir = f"/proc/{pid}/fd"
         try:
-            total += len(os.listdir(f"/proc/{pid}/fd"))
+            names = os.listdir(fd_dir)
         except PermissionError:
-            total += OPEN_FILES_PER_PROCESS
+            files += OPEN_FILES_PER_PROCESS
+            sockets += OPEN_FILES_PER_PROCESS
+            continue
         except OSError:  # gone meanwhile
-            pass
-    return total
+            continue
+        files += len(names)
+        for name in names:
+            with contextlib.suppress(OSError):  # closed meanwhile
+                sockets += os.readlink(f"{fd_dir}/{name}").startswith("socket:")
+    return files, sockets
+
+
+def open_files(pids: Iterable[int]) -> int:
+    """File descriptors open in ``pids`` (see :func:`descriptors`)."""
+    return descriptors(pids)[0]
 
 
 def with_open_files_limit(command: list[str]) -> list[str]:
@@ -439,9 +458,8 @@ class BotPool:
         )
         for pid, group in in_groups.items():
             u = group.usage()
-            usage[pid] = TreeUsage(
-                u.cpu_seconds, u.memory_mb, 0, open_files=open_files(group.pids())
-            )
+            files, sockets = descriptors(group.pids())
+            usage[pid] = TreeUsage(u.cpu_seconds, u.memory_mb, 0, open_files=files, sockets=sockets)
         return usage
 
     def _over_limit(self, bot: BotProcess, usage: TreeUsage) -> str | None:
@@ -465,6 +483,11 @@ class BotPool:
             return (
                 f"held {usage.open_files} open files and connections, over the "
                 f"{OPEN_FILES} a bot may hold in all its processes"
+            )
+        if usage.sockets > SOCKETS:
+            return (
+                f"held {usage.sockets} sockets (connections), over the {SOCKETS} a bot may "
+                "hold in all its processes"
             )
         spent = usage.cpu_seconds - bot.cpu_baseline
         if bot.busy and limits.cpu_seconds is not None and spent > limits.cpu_seconds:

@@ -29,11 +29,11 @@ HANDSHAKE_SECONDS = 10.0
 # connections that spoke HTTP/2 and then hold still cannot pile up either. Clients
 # reconnect by themselves on their next call; a bot's Play stream is a call in progress.
 IDLE_CONNECTION_SECONDS = 60.0
-# Calls one connection may have open at once (gRPC's default: no limit; 100 is what
-# HTTP/2 recommends at least, and above the per-address caps, which clients reach on one
-# connection). Each open call may hold an unfinished message of up to the transport's
-# limit (sessions.MAX_RECEIVE_BYTES), so this bounds what one connection can cost.
-STREAMS_PER_CONNECTION = 100
+# Calls one connection may have open at once (gRPC's default: no limit; a client past it
+# waits for one to end). Each open call may hold an unfinished message of up to the
+# transport's limit (sessions.MAX_RECEIVE_BYTES), so this bounds what one connection can
+# cost: 4 MiB. The arena caps the connections of its bots (arena.bots.SOCKETS).
+STREAMS_PER_CONNECTION = 32
 
 
 def raise_open_files_limit() -> None:

@@ -18,6 +18,7 @@ import os
 import subprocess
 from pathlib import Path
 
+from arena.bots import SOCKETS
 from tests.conftest import dies_with_tests
 from tests.security.conftest import (
     BOTS,
@@ -84,6 +85,29 @@ def test_unfinished_big_messages_do_not_hold_the_arenas_memory(tmp_path: Path) -
     assert sent, f"the hoarder never said what it sent (peak {peak:.0f} MB)"
     # The arena alone takes about 80 MB; one bot may not cost it more than its own limit.
     assert peak < 80 + BOT_MEMORY_MB, f"the arena peaked at {peak:.0f} MB ({sent})"
+
+
+def test_many_connections_of_unfinished_messages_are_a_limit_fault(tmp_path: Path) -> None:
+    """Under the transport's limit, a message costs little, but a connection carries 32
+    calls and a bot may open hundreds: 100 connections of unfinished messages took a bare
+    referee from 40 MB to 1.5 GB. A bot may hold SOCKETS sockets in all."""
+    db = tmp_path / "arena.db"
+    bot = ["python", "big_messages.py", "many", "100", "0", "20"]
+    run_arena(db, "bots", "add", "spreader", "--game", "gin_rummy", "--cwd", str(BOTS), "--", *bot)
+    add_random(db)
+    summary = json.loads(
+        run_arena(
+            db,
+            *("tournament", "run", "--game", "gin_rummy", "--bots", "spreader,random"),
+            *("--rules", "max_hands=1", "--bot-memory-mb", str(BOT_MEMORY_MB), "--json"),
+        ).stdout
+    )
+    assert summary["played"] == 2
+    for match, replay in replays(db):
+        seat = list(match["entrants"]).index("spreader")
+        faults = [(f["seat"], f["kind"], f["reason"]) for f in replay.lines if f["type"] == "fault"]
+        assert len(faults) == 1 and faults[0][:2] == (seat, "limit"), faults
+        assert f"sockets (connections), over the {SOCKETS} a bot may hold" in faults[0][2]
 
 
 def test_big_messages_do_not_stall_the_other_tables(tmp_path: Path) -> None:

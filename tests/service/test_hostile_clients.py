@@ -403,12 +403,19 @@ def test_play_streams_waiting_for_hello_are_capped_per_network_address() -> None
     async def scenario() -> tuple[grpc.StatusCode, str, str]:
         server = await start_server(RefereeCore(), ["127.0.0.1:0"])
         address = bound_addresses(server)[0]
+        # Connections of their own (a connection carries at most STREAMS_PER_CONNECTION
+        # calls; gRPC would otherwise share one between the channels).
+        own = [("grpc.use_local_subchannel_pool", 1)]
+        channels = [grpc.aio.insecure_channel(address, options=own) for _ in range(4)]
         try:
-            async with grpc.aio.insecure_channel(address) as channel:
-                stub = referee_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
-                waiting = [stub.Play() for _ in range(HELLO_WAITS_PER_PEER)]
+            async with contextlib.AsyncExitStack() as stack:
+                for channel in channels:
+                    await stack.enter_async_context(channel)
+                stubs = [referee_pb2_grpc.RefereeStub(c) for c in channels]  # type: ignore[no-untyped-call]
+                waiting = [stubs[i % 3].Play() for i in range(HELLO_WAITS_PER_PEER)]
                 await asyncio.gather(*(call.wait_for_connection() for call in waiting))
                 await asyncio.sleep(0.5)  # every stream has reached the servicer
+                stub = stubs[3]
                 refused = stub.Play()
                 with pytest.raises(grpc.aio.AioRpcError) as caught:
                     await refused.read()

@@ -8,6 +8,9 @@ about ``MIB`` MiB of the arena's memory, while the bot itself holds one zeroed M
 ``SENT <MiB>`` on stderr and plays random legal moves while a thread holds the streams.
 
 ``python big_messages.py hold STREAMS MIB SECONDS``: as above, held for SECONDS.
+``python big_messages.py many CONNECTIONS MIB SECONDS``: opens CONNECTIONS connections with
+32 streams each (all the referee allows), each stream an unfinished message just under the
+transport's limit, and holds them for SECONDS (MIB is ignored).
 ``python big_messages.py complete STREAMS MIB SECONDS``: for SECONDS, finishes such
 messages over and over, on STREAMS streams at a time (each on a new connection): the
 transport read each one whole and handed it to Play, which parsed it before it looked at
@@ -148,6 +151,32 @@ def send_big_messages() -> Http2:
     return conn
 
 
+def open_many() -> list[Http2]:
+    """CONNECTIONS connections of 32 streams, each with 120 KiB of a 127 KiB message."""
+    conns, sent = [], 0
+    with contextlib.suppress(OSError, EOFError):
+        for _ in range(STREAMS):
+            conn = Http2(os.environ["ARENA_TARGET"].removeprefix("unix:"))
+            conn.pump(0.05)
+            conns.append(conn)
+            for i in range(32):
+                conn.open(1 + 2 * i)
+                conn.send(1 + 2 * i, b"\x00" + struct.pack(">I", 127 << 10))
+                sent += conn.send(1 + 2 * i, bytes(120 << 10))
+            conn.pump(0)
+    print(f"SENT {sent >> 20} MiB on {len(conns)} connections", file=sys.stderr, flush=True)
+    return conns
+
+
+def hold_many(conns: list[Http2]) -> None:
+    until = time.monotonic() + HOLD
+    while time.monotonic() < until:
+        for conn in conns:
+            with contextlib.suppress(OSError, EOFError):
+                conn.pump(0)
+        time.sleep(0.05)
+
+
 def hold(conn: Http2) -> None:
     until = time.monotonic() + HOLD
     while time.monotonic() < until:
@@ -193,6 +222,8 @@ def choose(observation: Any, legal: Sequence[str]) -> str:
         started = True
         if MODE == "hold":
             threading.Thread(target=hold, args=(send_big_messages(),), daemon=True).start()
+        elif MODE == "many":
+            threading.Thread(target=hold_many, args=(open_many(),), daemon=True).start()
         else:
             threading.Thread(target=complete_big_messages, daemon=True).start()
     return random.choice(list(legal))
