@@ -112,6 +112,8 @@ class RefereeCore:
             )
         if len(players) != seats:
             raise RefereeError(f"{seats} seats need {seats} player entries, got {len(players)}")
+        if names and len(names) != seats:
+            raise RefereeError(f"{seats} seats need {seats} names, got {len(names)}")
         self._forget_old_matches()
         match_id = match_id or f"m{next(self._match_numbers)}-{secrets.token_hex(4)}"
         if match_id in self.matches:

@@ -42,6 +42,13 @@ def test_admin_rpcs_need_the_admin_token(served: str) -> None:
             bad.value.code() == grpc.StatusCode.INVALID_ARGUMENT
             and "unknown rule option knock" in (bad.value.details() or "")
         )
+        for names in (["only one"], ["a", "b", "c"]):  # a name per seat, or none
+            with pytest.raises(grpc.RpcError) as bad_names:
+                stub.CreateMatch(
+                    pb.CreateMatchRequest(game="gin_rummy", seats=2, names=names), metadata=ADMIN
+                )
+            assert bad_names.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert f"2 seats need 2 names, got {len(names)}" in (bad_names.value.details() or "")
         games = stub.ListGames(pb.ListGamesRequest())
         gin = next(g for g in games.games if g.name == "gin_rummy")
         assert (gin.min_seats, gin.max_seats) == (2, 2)
