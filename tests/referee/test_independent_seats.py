@@ -20,6 +20,15 @@ from tests.agents import RandomAgent
 AHEAD = 10  # decisions seat 0 makes before seat 1 answers its first
 
 
+def _spec(seats: int, seed: int) -> MatchSpec:
+    """A two-hole golf solitaire match of ``seats`` seats."""
+    rules = parse_rules(get_game("golf_solitaire").Rules, {"holes": "2"})
+    names = tuple("abcdefgh"[:seats])
+    return MatchSpec(
+        "m1", "golf_solitaire", rules, seats, seed, names, MatchConfig(move_seconds=3.0)
+    )
+
+
 class GatedSeat(RandomAgent):
     """Seat 0 opens the gate after AHEAD decisions; seat 1 answers nothing before that."""
 
@@ -41,16 +50,7 @@ def test_a_golf_solitaire_seat_does_not_wait_on_another_seats_thinking() -> None
     # the other, which could also tell from the wait when the slow one had finished its
     # hole, that is how many moves it made (its score). Here seat 1 holds its first
     # answer until seat 0 has made AHEAD decisions: in rounds it times out.
-    game = get_game("golf_solitaire")
-    spec = MatchSpec(
-        "m1",
-        "golf_solitaire",
-        parse_rules(game.Rules, {"holes": "2"}),
-        2,
-        7,
-        ("a", "b"),
-        MatchConfig(move_seconds=3.0),
-    )
+    spec = _spec(seats=2, seed=7)
 
     async def play() -> tuple[MatchResult, list[int]]:
         gate, log = asyncio.Event(), list[int]()
@@ -82,16 +82,7 @@ class CrashingSeat(RandomAgent):
 
 
 def test_a_golf_solitaire_seat_that_crashes_ends_the_match_as_a_forfeit() -> None:
-    game = get_game("golf_solitaire")
-    spec = MatchSpec(
-        "m2",
-        "golf_solitaire",
-        parse_rules(game.Rules, {"holes": "2"}),
-        3,
-        8,
-        ("a", "b", "c"),
-        MatchConfig(move_seconds=3.0),
-    )
+    spec = _spec(seats=3, seed=8)
     result = asyncio.run(MatchDriver(spec, [RandomAgent(1), CrashingSeat(2), RandomAgent(3)]).run())
     assert result.reason == "forfeit"
     assert [f.seat for f in result.faults] == [1] and result.faults[0].kind == "crash"
