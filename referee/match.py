@@ -183,8 +183,10 @@ class MatchDriver:
         try:
             while True:
                 if not self.forfeited:
-                    for seat in set(loop.waiting) - set(asking.values()):
-                        asking[asyncio.ensure_future(self._ask(seat))] = seat
+                    asked = set(asking.values())
+                    for seat in loop.waiting:  # in seat order: the same run, the same replay
+                        if seat not in asked:
+                            asking[asyncio.ensure_future(self._ask(seat))] = seat
                 if not asking:
                     return
                 done, _ = await asyncio.wait(asking, return_when=asyncio.FIRST_COMPLETED)
