@@ -249,11 +249,6 @@ def descriptors(pids: Iterable[int]) -> tuple[int, int]:
     return files, sockets
 
 
-def open_files(pids: Iterable[int]) -> int:
-    """File descriptors open in ``pids`` (see :func:`descriptors`)."""
-    return descriptors(pids)[0]
-
-
 def with_open_files_limit(command: list[str]) -> list[str]:
     """``command`` behind a shell that sets its open-files limit (soft and hard) first."""
     # A hard limit already at or under the limit cannot be raised, and need not be.

@@ -16,7 +16,7 @@ from typing import cast
 
 import pytest
 
-from arena.bots import OPEN_FILES_PER_PROCESS, open_files, with_open_files_limit
+from arena.bots import OPEN_FILES_PER_PROCESS, descriptors, with_open_files_limit
 from referee.replay import parse_replay
 from tests.conftest import arena
 
@@ -188,7 +188,7 @@ def test_a_process_that_hides_its_descriptors_counts_as_its_limit() -> None:
         assert os.read(from_target, 64).strip() == b"5"
 
         def count(out: int) -> None:
-            os.write(out, f"{open_files([target])} {open_files([os.getpid()])}\n".encode())
+            os.write(out, f"{descriptors([target])[0]} {descriptors([os.getpid()])[0]}\n".encode())
 
         reader, from_reader = _forked(count)
         seen = os.read(from_reader, 64).decode().split()
