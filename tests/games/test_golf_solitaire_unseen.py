@@ -1,0 +1,147 @@
+"""The exact search with the stock unseen (referee/games/golf_solitaire/unseen.py) against
+a plain expectimax over single moves written here, on small random positions, and
+against the solver with the stock known (no player can clear more often than that)."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from functools import cache
+
+import pytest
+
+from referee.cards import STANDARD_DECK
+from referee.games.golf_solitaire.deals import pysol_deal
+from referee.games.golf_solitaire.rules import EMPTY, adjacency
+from referee.games.golf_solitaire.solver import Adjacency, best_score, rank_code, solve
+from referee.games.golf_solitaire.unseen import UnseenStockSearch, heights_key, unseen_key
+
+Columns = tuple[tuple[int, ...], ...]
+
+
+def move_by_move_chance(
+    columns: Columns, top: int, unseen: tuple[int, ...], adj: Adjacency, blocked: bool
+) -> float:
+    """The best chance to clear, one move at a time: play any card that fits, or turn the
+    stock (every unseen rank drawn as often as it is unseen), taking the better."""
+
+    @cache
+    def value(columns: Columns, top: int, unseen: tuple[int, ...]) -> float:
+        if not any(columns):
+            return 1.0
+        best = 0.0
+        playable = False
+        for c, col in enumerate(columns):
+            if col and adj[top][col[-1]]:
+                playable = True
+                after = (*columns[:c], col[:-1], *columns[c + 1 :])
+                best = max(best, value(after, col[-1], unseen))
+        if unseen and top != EMPTY and not (blocked and playable):
+            draws = [value(columns, r, unseen[:i] + unseen[i + 1 :]) for i, r in enumerate(unseen)]
+            best = max(best, sum(draws) / len(draws))
+        return best
+
+    return value(columns, top, tuple(sorted(unseen)))
+
+
+def _position(rng: random.Random, jokers: int) -> tuple[Columns, int, list[int]]:
+    """A few cards against a few unseen ones, the unseen mostly next to a tableau card's
+    rank: positions whose chance is neither 0 nor 1 are then common."""
+    ranks = [c.rank for c in STANDARD_DECK] + [0] * jokers
+    rng.shuffle(ranks)
+    used = rng.randint(1, 4)
+    columns = tuple(
+        tuple(ranks.pop() for _ in range(rng.randint(1, 2) if c < used else 0)) for c in range(7)
+    )
+    near = [r + d for col in columns for r in col for d in (-1, 1) if r + d in ranks]
+    unseen = []
+    for _ in range(rng.randint(0, 6)):
+        r = rng.choice(near) if near and rng.random() < 0.7 else ranks[-1]
+        if r in ranks:  # not yet taken by an earlier pick
+            ranks.remove(r)
+            unseen.append(r)
+    top = EMPTY if rng.random() < 0.1 else ranks.pop()
+    return columns, top, unseen
+
+
+@pytest.mark.parametrize("variant", range(8))
+def test_the_chance_is_that_of_the_best_play_move_by_move(variant: int) -> None:
+    qok, wrap, blocked = bool(variant & 1), bool(variant & 2), bool(variant & 4)
+    adj = adjacency(qok, wrap)
+    rng = random.Random(100 + variant)
+    somewhere_between = 0  # positions neither sure to clear nor lost: the cases that matter
+    for i in range(200):
+        columns, top, unseen = _position(rng, jokers=i % 3)
+        expected = move_by_move_chance(columns, top, tuple(unseen), adj, blocked)
+        search = UnseenStockSearch(columns, adj, blocked)
+        chance, run = search.best_run([len(c) for c in columns], top, unseen)
+        assert chance == pytest.approx(expected), (columns, top, unseen)
+        somewhere_between += 0 < expected < 1
+        # The run is legal and stops where the same chance is kept.
+        heights, t = [len(c) for c in columns], top
+        for c in run:
+            assert heights[c] and adj[t][columns[c][heights[c] - 1]]
+            t = columns[c][heights[c] - 1]
+            heights[c] -= 1
+        if any(heights) and unseen:
+            kept = search.chance(heights_key(heights), unseen_key(unseen), len(unseen))
+            assert kept == pytest.approx(chance)
+        else:
+            assert chance == (0.0 if any(heights) else 1.0)
+    assert somewhere_between >= 10
+
+
+def test_no_player_clears_more_often_than_with_the_stock_known() -> None:
+    # Positions with 5 stock cards left on the solver's clearing line of PySolFC deals
+    # 1-60 (so clearing is possible for some orders): the chance with the order unseen
+    # is at most the share of the 120 orders the solver clears with it known.
+    adj = adjacency(False, False)
+    below = compared = 0
+    for number in range(1, 61):
+        dealt = pysol_deal(number)
+        line = solve(dealt)
+        if not line.clearable:
+            continue
+        columns = [[c.rank for c in col] for col in dealt.tableau]
+        top, stock = rank_code(dealt.foundation), [c.rank for c in dealt.stock]
+        for move in line.moves:
+            if len(stock) == 5:
+                break
+            top = stock.pop(0) if move == "stock" else columns[int(move[5:])].pop()
+        if not any(columns):
+            continue
+        orders = list(itertools.permutations(stock))
+        hindsight = sum(best_score(columns, top, o, adj, False) <= 0 for o in orders) / len(orders)
+        search = UnseenStockSearch(columns, adj, False)
+        chance, _run = search.best_run([len(c) for c in columns], top, stock)
+        assert chance <= hindsight + 1e-12, number
+        compared += 1
+        below += chance < hindsight - 1e-12
+    assert compared >= 15
+    assert below >= 1  # deal 27: 0.533 against 0.817: not knowing the order costs clears
+
+
+def test_stopping_short_keeps_a_card_for_a_later_one() -> None:
+    # Foundation 5; columns [5, 3] (the 3 on top) and [6]; unseen a 2 and a 7. Playing
+    # the 6 now loses: the 3 then takes the 2, and the 5 under it waits for a 4 or a 6
+    # that never comes. Keeping the 6 clears when the 2 comes first: it takes the 3, and
+    # the 7 then takes the 6 and the 5. So: turn the stock at once, a clear half the time.
+    adj = adjacency(False, False)
+    columns: Columns = ((5, 3), (6,), (), (), (), (), ())
+    search = UnseenStockSearch(columns, adj, False)
+    assert search.best_run([2, 1, 0, 0, 0, 0, 0], 5, [2, 7]) == (0.5, [])
+    played_the_6 = search.chance(heights_key([2, 0, 0, 0, 0, 0, 0]), unseen_key([2, 7]), 2)
+    assert played_the_6 == 0.0
+    assert move_by_move_chance(columns, 5, (2, 7), adj, False) == 0.5
+
+
+def test_the_stock_is_not_turned_onto_an_empty_foundation() -> None:
+    adj = adjacency(False, False)
+    columns: Columns = ((3,), (), (), (), (), (), ())
+    chance, run = UnseenStockSearch(columns, adj, False).best_run([1, 0, 0, 0, 0, 0, 0], EMPTY, [9])
+    assert (chance, run) == (1.0, [0])  # the 3 starts the foundation and clears
+    blocked: Columns = ((3, 5), (), (), (), (), (), ())
+    search = UnseenStockSearch(blocked, adj, False)
+    # From an empty foundation the 5 must be played first; then a 4 or 2 would take the 3.
+    assert search.best_run([2, 0, 0, 0, 0, 0, 0], EMPTY, [4, 9]) == (1.0, [0])
+    assert search.best_run([2, 0, 0, 0, 0, 0, 0], EMPTY, [9, 9])[0] == 0.0
