@@ -255,7 +255,8 @@ def test_strategy_never_answers_an_illegal_code_over_many_random_deals(
 
 def test_solitaire_eval_scores_no_bot_below_the_hindsight_solver(tmp_path: Path) -> None:
     """scripts/solitaire_eval runs end to end (it once broke when a module moved): on the
-    same PySolFC deals no bot scores better than the solver that knows the stock."""
+    same PySolFC deals no bot scores better than the solver that knows the stock, nor
+    does a bot with the exact stock-unseen search playing its last 4 stock cards."""
     out = tmp_path / "eval.json"
     subprocess.run(
         [
@@ -265,6 +266,8 @@ def test_solitaire_eval_scores_no_bot_below_the_hindsight_solver(tmp_path: Path)
             "1-4",
             "--bots",
             "hindsight,greedy,strategy",
+            "--exact-from",
+            "4",
             "--json",
             str(out),
         ],
@@ -276,7 +279,14 @@ def test_solitaire_eval_scores_no_bot_below_the_hindsight_solver(tmp_path: Path)
     bots = json.loads(out.read_text())["bots"]
     best = {row["deal"]: row["score"] for row in bots["hindsight"]["per_deal"]}
     assert sorted(best) == [1, 2, 3, 4]
-    for label in ("greedy", "strategy"):
+    assert list(bots) == [
+        "hindsight",
+        "greedy",
+        "greedy+exact@4",
+        "strategy",
+        "strategy+exact@4",
+    ]
+    for label in list(bots)[1:]:
         rows = bots[label]["per_deal"]
         assert [r["deal"] for r in rows] == [1, 2, 3, 4]
         assert all(r["score"] >= best[r["deal"]] for r in rows), label
