@@ -43,6 +43,14 @@ if sys.getrecursionlimit() < 2000:
     sys.setrecursionlimit(2000)
 
 
+def check_columns(columns: Sequence[Sequence[int]]) -> None:
+    """Refuse a tableau the searches cannot hold (their int keys give a column 3 bits)."""
+    if len(columns) != COLUMNS:
+        raise ValueError(f"a golf tableau has {COLUMNS} columns, not {len(columns)}")
+    if any(len(col) > MAX_HEIGHT for col in columns):
+        raise ValueError(f"the solver handles columns of at most {MAX_HEIGHT} cards")
+
+
 def move_code(move: int) -> str:
     return "stock" if move == STOCK else f"play {move}"
 
@@ -145,10 +153,7 @@ class BitsetSearch:
         adj: Adjacency,
         blocked_only: bool,
     ) -> None:
-        if len(columns) != COLUMNS:
-            raise ValueError(f"a golf tableau has {COLUMNS} columns, not {len(columns)}")
-        if any(len(col) > MAX_HEIGHT for col in columns):
-            raise ValueError(f"the solver handles columns of at most {MAX_HEIGHT} cards")
+        check_columns(columns)
         self.columns = [list(col) for col in columns]
         self.top = top
         self.stock = list(stock)

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 from .deals import COLUMNS
 from .rules import EMPTY
-from .solver import MAX_HEIGHT, Adjacency
+from .solver import Adjacency, check_columns
 
 _RANKS = 14  # rank codes 0 (joker) .. 13
 
@@ -55,10 +55,7 @@ class UnseenStockSearch:
     def __init__(
         self, columns: Sequence[Sequence[int]], adj: Adjacency, blocked_only: bool
     ) -> None:
-        if len(columns) != COLUMNS:
-            raise ValueError(f"a golf tableau has {COLUMNS} columns, not {len(columns)}")
-        if any(len(col) > MAX_HEIGHT for col in columns):
-            raise ValueError(f"columns of at most {MAX_HEIGHT} cards, not more")
+        check_columns(columns)
         self.columns = [list(col) for col in columns]
         self.adj = adj
         self.blocked_only = blocked_only
