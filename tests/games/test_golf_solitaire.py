@@ -3,11 +3,14 @@ driven through the real engine, plus the duplicate guarantees and PySolFC deal n
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from referee.cards import card, cards
 from referee.game import IllegalAction, InvalidAction, RulesError, get_game, parse_rules
 from referee.games.golf_solitaire import GAME
+from referee.games.golf_solitaire.board import format_board_text
 from referee.games.golf_solitaire.deals import Deal, pysol_deal, pysol_deal_order
 from referee.games.golf_solitaire.engine import GolfSolitaireState
 from referee.games.golf_solitaire.holes import hole_deal
@@ -417,6 +420,45 @@ def test_pysolfc_large_deal_numbers_use_the_mersenne_twister() -> None:
     assert columns[4] == list(cards("AH 3S 6H"))
     assert columns[16] == list(cards("9H 2S 2D"))
     assert len(pysol_deal(26464608654870335080).stock) == 16
+
+
+def _pysol_cards_golf_board(number: int) -> list[str]:
+    """PySolFC Golf deal ``number`` as the pysol_cards package (PySolFC's generator) lays
+    it out: black-hole-solver's board text, one line per row, spaces normalised."""
+    from pysol_cards.cards import CardRenderer
+    from pysol_cards.deal_game import Game
+    from pysol_cards.random_base import RandomBase
+
+    text = Game("golf", number, RandomBase.DEALS_PYSOLFC).calc_deal_string(
+        number, CardRenderer(True)
+    )
+    return _board_lines(text)
+
+
+def _board_lines(text: str) -> list[str]:
+    """A board text's rows, spaces and the optional leading ':' normalised, comments out."""
+    return [
+        " ".join(line.replace(":", "").split())
+        for line in text.splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+
+
+def test_pysolfc_deals_match_pysolfc_own_generator() -> None:
+    # Every Microsoft-shuffle deal up to 2,000, both sides of the switch to the Mersenne
+    # twister at 32,000, and large numbers up to the option's bound of 10**20.
+    rng = random.Random(20)
+    numbers = [
+        *range(1, 2001),
+        *range(31990, 32011),
+        *(rng.randint(32001, 10**20) for _ in range(300)),
+        2**32,
+        2**64 + 1,
+        10**20,
+    ]
+    for number in numbers:
+        ours = _board_lines(format_board_text(pysol_deal(number)))
+        assert ours == _pysol_cards_golf_board(number), number
 
 
 def test_deal_numbers_option_plays_those_deals_and_shows_them_after_the_match() -> None:
