@@ -311,3 +311,17 @@ def test_solitaire_eval_sign_test_is_exact() -> None:
     assert module.sign_test_p(0, 7) == pytest.approx(2 / 2**7)
     assert module.sign_test_p(9, 1) == pytest.approx(2 * (1 + 10) / 2**10)
     assert module.sign_test_p(3, 3) == 1.0 and module.sign_test_p(0, 0) == 1.0
+
+
+@pytest.mark.parametrize("k", ["11", "16", "-1", "x"])
+def test_solitaire_eval_refuses_an_exact_search_it_could_not_finish(k: str) -> None:
+    # From 11 unseen cards on the exact search would run for hours: refused at once.
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "solitaire_eval"), "--exact-from", k],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "K is a whole number from 0 to 10" in done.stderr
+    assert done.stdout == ""
