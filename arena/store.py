@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import time
 import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
@@ -87,13 +88,33 @@ class _Output:
     dropped_bytes: int
 
 
+BUSY_SECONDS = 30.0  # how long a process waits for another's write before giving up
+
+
+def _use_wal(db: sqlite_utils.Database) -> None:
+    """Put the file in WAL mode (readers never block the writer), once per file. Switching
+    needs the file to itself, and SQLite answers "locked" at once, without the busy wait,
+    while another process opening the same new file switches it too: so look first, and
+    try again for up to BUSY_SECONDS."""
+    deadline = time.monotonic() + BUSY_SECONDS
+    while True:
+        try:
+            if db.execute("pragma journal_mode").fetchone()[0] != "wal":
+                db.enable_wal()
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
 class Store:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         try:
             self.db = sqlite_utils.Database(self.path)
-            self.db.execute("pragma busy_timeout = 30000")
-            self.db.enable_wal()
+            self.db.execute(f"pragma busy_timeout = {int(BUSY_SECONDS * 1000)}")
+            _use_wal(self.db)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path} is not an arena database: {exc}") from exc
         self._migrate()
