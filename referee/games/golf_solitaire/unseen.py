@@ -10,10 +10,10 @@ then drawn at random from the unseen ones. This search is the exact expectimax o
 in ``D``) of the best ``chance(e, D - r)`` over every place ``e`` the run from ``(h, r)``
 may stop, 1 at an empty tableau and 0 when the stock is out.
 
-It is a measuring tool, not a player: the number of (heights, unseen) states grows about
-ten times with every two stock cards, so it is used from late positions (``scripts/
-solitaire_eval --exact-from K``) to tell how much a bot loses against perfect play from
-there on. Measured on deals 1-200: about 14 ms of CPU per decision on average from 8
+It is a measuring tool, not a player: the number of (heights, unseen) states grows more
+than tenfold with every two stock cards, so it is used from late positions
+(``scripts/solitaire_eval --exact-from K``) to tell how much a bot loses against perfect
+play from there on. Measured on deals 1-200: about 14 ms of CPU per decision on average from 8
 unseen cards; from 10, 214 ms on average, one decision 270 s, and several GB of memo.
 
 Encodings, chosen so a state is one int: heights 3 bits per column (a column holds at
