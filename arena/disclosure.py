@@ -25,7 +25,7 @@ def deals_in_play(store: Store, tournament_id: int) -> frozenset[int]:
     if record.status == "finished" or record.secret is None:
         return frozenset()
     finished = store.finished_indexes(tournament_id)
-    plans = schedule(record.settings, record.seats, record.secret)
+    plans = schedule(record.settings, record.seats, record.secret, record.schedule_version)
     return frozenset(plan.seed for plan in plans if plan.idx not in finished)
 
 

@@ -22,7 +22,14 @@ from arena.distributed import ClusterOptions as ClusterOptions  # its home; impo
 from arena.matchplay import HostSettings, MatchHost, MatchJob, MatchNotPlayed, PlayedMatch
 from arena.rating import compute_ratings
 from arena.sandbox import Sandbox, resolve
-from arena.schedule import MatchPlan, gauntlet, round_robin, sprt_pairs, tournament_secret
+from arena.schedule import (
+    SCHEDULE_VERSION,
+    MatchPlan,
+    gauntlet,
+    round_robin,
+    sprt_pairs,
+    tournament_secret,
+)
 from arena.settings import TournamentSettings
 from arena.store import Store, StoreError, TournamentRecord, database_files
 from referee.game import get_game, parse_rules
@@ -54,18 +61,34 @@ class Progress:
 ProgressCallback = Callable[[Progress], None]
 
 
-def schedule(settings: TournamentSettings, seats: int, secret: bytes) -> list[MatchPlan]:
+def schedule(
+    settings: TournamentSettings, seats: int, secret: bytes, version: int = SCHEDULE_VERSION
+) -> list[MatchPlan]:
     """Every match a tournament with these settings may play, in rating order (an SPRT
-    stops early: its schedule is the cap). Deals derive from the tournament's ``secret``."""
-    if settings.format == "gauntlet":
-        return gauntlet(
-            settings.challengers, settings.bots, seats, settings.rounds, secret, settings.teams
-        )
+    stops early: its schedule is the cap). Deals derive from the tournament's ``secret``;
+    ``version`` is the schedule version the tournament was created with
+    (:data:`arena.schedule.SCHEDULE_VERSION`)."""
     if settings.format == "sprt":
         assert settings.sprt is not None  # TournamentSettings checks it
         new, base = settings.bots
         return sprt_pairs(new, base, settings.field, seats, settings.sprt.max_matches, secret)
-    return round_robin(list(settings.bots), seats, settings.rounds, secret, settings.teams)
+    partners = None
+    if version >= 2:
+        engine = get_game(settings.game)
+        partners = engine.fixed_teams(parse_rules(engine.Rules, dict(settings.rules)), seats)
+    if settings.format == "gauntlet":
+        return gauntlet(
+            settings.challengers,
+            settings.bots,
+            seats,
+            settings.rounds,
+            secret,
+            settings.teams,
+            partners,
+        )
+    return round_robin(
+        list(settings.bots), seats, settings.rounds, secret, settings.teams, partners
+    )
 
 
 def create_tournament(store: Store, settings: TournamentSettings) -> TournamentRecord:
@@ -105,7 +128,12 @@ def create_tournament(store: Store, settings: TournamentSettings) -> TournamentR
     secret = tournament_secret(settings.seed)
     plans = schedule(settings, seats, secret)
     return store.create_tournament(
-        settings, rules_to_dict(parsed), rules_key(game, parsed), len(plans), secret
+        settings,
+        rules_to_dict(parsed),
+        rules_key(game, parsed),
+        len(plans),
+        secret,
+        SCHEDULE_VERSION,
     )
 
 
@@ -161,7 +189,7 @@ async def run_tournament(
     mode = sandbox.mode if sandbox is not None else settings.sandbox
     if cluster is None:
         sandbox = sandbox or resolve(mode)  # refuse before anything is marked running
-    plans = schedule(settings, record.seats, record.secret)
+    plans = schedule(settings, record.seats, record.secret, record.schedule_version)
     finished = store.finished_indexes(tournament_id)
     stop = early_stop(store, record)
     todo = [] if stop is not None and stop() else [p for p in plans if p.idx not in finished]

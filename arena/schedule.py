@@ -9,6 +9,13 @@ one-seat game (solitaire) every entrant plays the same deals. With fewer entrant
 than seats the entrants are repeated around the table. Bots of one team (one author's, a
 tournament's ``teams``) never share a table, so they cannot play for each other.
 
+In a game of fixed partnerships (4-player gin: seats 0+2 against 1+3) a table also
+plays every way of splitting it into partnerships, each with every seat rotation, so
+every bot partners every other and ratings can tell a bot from its partner. Schedule
+version 1 (tournaments created before this) kept the one split the rotations give; a
+stored tournament keeps the version it was created with, so a resume plays its own
+schedule.
+
 Deals are secret: every seed derives from the tournament's secret (at least 128 random
 bits, stored with the tournament, never given to a bot) through HMAC-SHA256, so knowing
 the schedule, a bot's own ARENA_BOT_SEED or any finished deal tells nothing about another
@@ -28,6 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 MAX_COMBINATIONS = 60
+SCHEDULE_VERSION = 2  # 2: partnerships vary (fixed-team games); 1: one split per table
 
 
 class ScheduleError(ValueError):
@@ -141,9 +149,15 @@ def lineups(
 
 
 def round_robin(
-    entrants: Sequence[str], seats: int, rounds: int, secret: bytes, teams: Teams | None = None
+    entrants: Sequence[str],
+    seats: int,
+    rounds: int,
+    secret: bytes,
+    teams: Teams | None = None,
+    partners: Sequence[int] | None = None,
 ) -> list[MatchPlan]:
-    """The whole schedule, in the order matches are started and rated."""
+    """The whole schedule, in the order matches are started and rated. ``partners``: the
+    game's team per seat when it is played in fixed partnerships."""
     if rounds < 1:
         raise ScheduleError("rounds must be at least 1")
     plans: list[MatchPlan] = []
@@ -151,7 +165,7 @@ def round_robin(
     for rnd in range(rounds):
         seed = deal_seed(secret, rnd)  # one deal per round, for every table and seat
         for table in tables:
-            for lineup in _with_rotations(table, seats):
+            for lineup in _arrangements(table, seats, partners):
                 plans.append(MatchPlan(len(plans), rnd, rnd, seed, lineup))
     return plans
 
@@ -161,6 +175,38 @@ def _with_rotations(table: tuple[str, ...], seats: int) -> list[tuple[str, ...]]
     return sorted(rotations, key=lambda lineup: [table.index(n) for n in lineup])
 
 
+def _split(lineup: Sequence[str], partners: Sequence[int]) -> tuple[tuple[str, ...], ...]:
+    """Who plays with whom in ``lineup``: the sorted members of each team, sorted."""
+    members: dict[int, list[str]] = {}
+    for name, team in zip(lineup, partners, strict=True):
+        members.setdefault(team, []).append(name)
+    return tuple(sorted(tuple(sorted(m)) for m in members.values()))
+
+
+def _each_bot_on_one_team(split: tuple[tuple[str, ...], ...]) -> bool:
+    return sum(len(set(team)) for team in split) == len({n for team in split for n in team})
+
+
+def _arrangements(
+    table: tuple[str, ...], seats: int, partners: Sequence[int] | None
+) -> list[tuple[str, ...]]:
+    """The lineups one table plays: every seat rotation of it and, with fixed
+    ``partners``, of one seating per way of splitting it into teams (the first found in
+    permutation order, so the table's own seating comes first). A split that puts one
+    bot on two teams is left out when another does not (a table repeats bots when
+    there are fewer bots than seats)."""
+    if partners is None:
+        return _with_rotations(table, seats)
+    seatings: dict[tuple[tuple[str, ...], ...], tuple[str, ...]] = {}
+    for seating in itertools.permutations(table):
+        seatings.setdefault(_split(seating, partners), seating)
+    unsplit = [s for split, s in seatings.items() if _each_bot_on_one_team(split)]
+    lineups_: list[tuple[str, ...]] = []
+    for seating in unsplit or list(seatings.values()):
+        lineups_.extend(x for x in _with_rotations(seating, seats) if x not in lineups_)
+    return lineups_
+
+
 def gauntlet(
     challengers: Sequence[str],
     field: Sequence[str],
@@ -168,10 +214,12 @@ def gauntlet(
     rounds: int,
     secret: bytes,
     teams: Teams | None = None,
+    partners: Sequence[int] | None = None,
 ) -> list[MatchPlan]:
     """Each challenger plays every combination of the field (every seat rotation, one deal
     per round); challengers do not meet each other and the field does not play itself.
-    With ``teams``, no table holds two bots of one team."""
+    With ``teams``, no table holds two bots of one team; with ``partners`` (the game's
+    fixed team per seat), a challenger partners each bot of its table in turn."""
     teams = teams or {}
     if rounds < 1:
         raise ScheduleError("rounds must be at least 1")
@@ -198,7 +246,7 @@ def gauntlet(
         seed = deal_seed(secret, rnd)
         for challenger in challengers:
             for others in tables[challenger]:
-                for lineup in _with_rotations((challenger, *others), seats):
+                for lineup in _arrangements((challenger, *others), seats, partners):
                     plans.append(MatchPlan(len(plans), rnd, rnd, seed, lineup))
     return plans
 

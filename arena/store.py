@@ -80,6 +80,7 @@ class TournamentRecord:
     created: str
     finished: str | None
     secret: bytes | None = field(default=None, repr=False)  # the deals' secret; None: legacy
+    schedule_version: int = 1  # arena.schedule.SCHEDULE_VERSION when it was created
 
 
 @dataclass(frozen=True)
@@ -187,6 +188,7 @@ class Store:
                 "created": str,
                 "finished": str,
                 "secret": str,
+                "schedule_version": int,
             },
             pk="id",
         )
@@ -274,6 +276,7 @@ class Store:
             ("matches", "artifacts", str, None),
             ("tournaments", "secret", str, None),  # before deals were secret
             ("matches", "worker", str, None),
+            ("tournaments", "schedule_version", int, 1),  # before partnerships varied
         ]
         return [a for a in added if a[1] not in self.db.table(a[0]).columns_dict]
 
@@ -390,8 +393,10 @@ class Store:
         rules_key: str,
         total_matches: int,
         secret: bytes,
+        schedule_version: int,
     ) -> TournamentRecord:
-        """Record a tournament: ``rules`` every option's value, ``settings`` as given."""
+        """Record a tournament: ``rules`` every option's value, ``settings`` as given,
+        ``schedule_version`` the schedule's, so a resume plays the same schedule."""
         row = {
             "game": settings.game,
             "rules": json.dumps(rules, sort_keys=True),
@@ -407,6 +412,7 @@ class Store:
             "created": now_iso(),
             "finished": None,
             "secret": secret.hex(),
+            "schedule_version": schedule_version,
         }
         table = self.db.table("tournaments")
         table.insert(row)
@@ -446,6 +452,7 @@ class Store:
             r["created"],
             r["finished"],
             bytes.fromhex(r["secret"]) if r.get("secret") else None,
+            r["schedule_version"],
         )
 
     def tournaments(self) -> list[TournamentRecord]:

@@ -203,6 +203,11 @@ class Game(Protocol[S, A, RulesT]):
         """The best total any play could reach on this match's deals (solitaire), or None."""
         ...
 
+    def fixed_teams(self, rules: RulesT, seats: int) -> tuple[int, ...] | None:
+        """A team per seat when the game is played in partnerships fixed by the seats
+        (4-player gin: 0, 1, 0, 1), else None. The schedule varies who partners whom."""
+        ...
+
     def seats(self, rules: RulesT) -> range:
         """Allowed seat counts for these rules."""
         ...
@@ -282,6 +287,9 @@ class GameBase(Generic[StateT, A, RulesT]):
     independent_seats: ClassVar[bool] = False
 
     def hindsight_best_total(self, rules: RulesT, seed: int) -> float | None:
+        return None
+
+    def fixed_teams(self, rules: RulesT, seats: int) -> tuple[int, ...] | None:
         return None
 
     # -- what each engine supplies

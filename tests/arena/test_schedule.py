@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from arena.schedule import (
     MAX_COMBINATIONS,
+    MatchPlan,
     ScheduleError,
     bot_seed,
     deal_seed,
@@ -182,3 +183,71 @@ def test_a_gauntlet_challenger_never_meets_its_own_team() -> None:
     }
     with pytest.raises(ScheduleError, match="x would meet only bots of its own team"):
         gauntlet(["x"], ["a"], seats=2, rounds=1, secret=s5, teams=teams)
+
+
+GIN_4P = (0, 1, 0, 1)  # gin_rummy players=4: seats 0+2 against 1+3
+
+
+def partnered(plans: list[MatchPlan]) -> Counter[frozenset[str]]:
+    """How often each pair of bots played on one team (seats 0+2 or 1+3)."""
+    return Counter(frozenset(p.lineup[s::2]) for p in plans for s in (0, 1))
+
+
+def test_partnerships_vary_so_every_bot_partners_every_other_in_every_seat() -> None:
+    bots = ["a", "b", "c", "d"]
+    plans = round_robin(bots, 4, 2, tournament_secret(2), partners=GIN_4P)
+    for rnd in (0, 1):
+        one = [p for p in plans if p.round == rnd]
+        assert len(one) == 12 and len({p.lineup for p in one}) == 12  # 3 splits x 4 seats
+        assert len({p.seed for p in one}) == 1  # still one deal for the round
+        assert partnered(one) == {frozenset(p): 4 for p in itertools.combinations(bots, 2)}
+        seats = Counter((name, seat) for p in one for seat, name in enumerate(p.lineup))
+        assert set(seats.values()) == {3}  # each bot each seat once per split
+        # Every bot sits in every seat with each partner, on the round's one deal.
+        placed = {
+            (n, seat, p.lineup[(seat + 2) % 4]) for p in one for seat, n in enumerate(p.lineup)
+        }
+        assert len(placed) == 4 * 4 * 3
+    # The table's own seating and its rotations come first: what version 1 played.
+    assert [p.lineup for p in plans[:4]] == [
+        p.lineup for p in round_robin(bots, 4, 1, tournament_secret(2))
+    ]
+
+
+def test_with_five_bots_every_pair_partners_equally_often() -> None:
+    bots = ["a", "b", "c", "d", "e"]
+    plans = round_robin(bots, 4, 1, tournament_secret(3), partners=GIN_4P)
+    assert len(plans) == 5 * 12  # five tables of four
+    assert set(partnered(plans).values()) == {12}  # every pair shares 3 tables, 4 each
+    assert len(partnered(plans)) == 10
+
+
+def test_repeated_bots_stay_on_one_team_when_they_can() -> None:
+    """Fewer bots than seats: the table repeats bots, and a split that puts one bot on
+    both teams teaches the ratings nothing, so it is not played when another exists."""
+    two = round_robin(["a", "b"], 4, 1, tournament_secret(1), partners=GIN_4P)
+    assert sorted(p.lineup for p in two) == [("a", "b", "a", "b"), ("b", "a", "b", "a")]
+    three = round_robin(["a", "b", "c"], 4, 1, tournament_secret(1), partners=GIN_4P)
+    assert len(three) == 4
+    for plan in three:
+        sides = [set(plan.lineup[0::2]), set(plan.lineup[1::2])]
+        assert not sides[0] & sides[1], plan.lineup
+        assert {"a"} in sides, plan.lineup  # a, seated twice, partners itself
+
+
+def test_a_gauntlet_challenger_partners_each_bot_of_its_table() -> None:
+    plans = gauntlet(
+        ["x"], ["a", "b", "c"], seats=4, rounds=1, secret=tournament_secret(5), partners=GIN_4P
+    )
+    assert len(plans) == 12
+    together = partnered(plans)
+    assert {k: v for k, v in together.items() if "x" in k} == {
+        frozenset(("x", o)): 4 for o in "abc"
+    }
+
+
+def test_without_fixed_partnerships_the_schedule_is_unchanged() -> None:
+    bots = ["a", "b", "c", "d", "e"]
+    secret = tournament_secret(4)
+    assert round_robin(bots, 4, 2, secret, partners=None) == round_robin(bots, 4, 2, secret)
+    assert len(round_robin(bots, 4, 1, secret)) == 5 * 4

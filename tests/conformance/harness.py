@@ -113,6 +113,8 @@ def playout(
     assert len(outcome.scores) == len(outcome.ranks) == case.seats
     assert min(outcome.ranks) == 1 and all(1 <= r <= case.seats for r in outcome.ranks)
     assert game.standings(state) == outcome
+    # Teams fixed by the seats are rated as teams, and the schedule varies them.
+    assert outcome.teams == game.fixed_teams(rules, case.seats)
     return log, outcome
 
 

@@ -533,9 +533,14 @@ class GinRummy(GameBase[GinRummyState, str, GinRummyRules]):
         return Outcome(
             scores=scores,
             ranks=ranks_from_scores(scores, higher_is_better=True),
-            teams=(0, 1, 0, 1) if rules.players == 4 else None,
+            teams=self.fixed_teams(rules, rules.players),
             details=details,
         )
+
+    def fixed_teams(self, rules: GinRummyRules, seats: int) -> tuple[int, ...] | None:
+        if rules.players != 4:
+            return None
+        return tuple(side_of(rules, seat) for seat in range(seats))
 
     def max_decisions(self, rules: GinRummyRules, seats: int) -> int:
         tables = 2 if rules.players == 4 else 1
