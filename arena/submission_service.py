@@ -3,16 +3,19 @@ submitted from another machine, served by ``arena serve --db PATH`` beside the r
 Transport only: the work is arena.intake's, mapped onto gRPC status codes here.
 
 ``SubmitBot`` is a unary call on the wire, but it is served as a client stream of one
-message: a unary handler only runs once gRPC has read the whole request (an archive of up
-to 50 MiB), and an upload must be admitted (its token, the uploads taken in at once)
-before its bytes are read.
+message: a unary handler only runs once gRPC has read the whole request, and an upload
+must be admitted (its token, the uploads taken in at once) before its bytes are read.
+``UploadBot`` sends the archive in pieces, so the server's message limit stays the
+referee's 128 KiB: with one message per archive it had to be the upload limit (50 MiB),
+and any client, token or not, could make the server hold that much per unfinished
+message.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -35,6 +38,8 @@ from referee.v1 import submissions_pb2 as pb
 
 TOKEN_METADATA = "x-submitter-token"
 SERVICE = pb.DESCRIPTOR.services_by_name["SubmissionService"].full_name
+# An upload as it arrived: the request naming the bot (its archive unread) and the archive.
+Upload = tuple[pb.SubmitBotRequest, bytes]
 
 
 def _status(exc: SubmissionError | SubmissionRefused) -> tuple[grpc.StatusCode, str]:
@@ -68,6 +73,25 @@ class SubmissionServicer:
         requests: AsyncIterator[pb.SubmitBotRequest],
         context: grpc.aio.ServicerContext[Any, Any],
     ) -> pb.SubmitBotResponse:
+        return await self._take(context, lambda: _only_message(requests))
+
+    async def UploadBot(
+        self,
+        requests: AsyncIterator[pb.UploadBotRequest],
+        context: grpc.aio.ServicerContext[Any, Any],
+    ) -> pb.UploadBotResponse:
+        limit = self.limits.max_upload_bytes
+        return pb.UploadBotResponse(
+            submitted=await self._take(context, lambda: _assembled(requests, limit))
+        )
+
+    async def _take(
+        self,
+        context: grpc.aio.ServicerContext[Any, Any],
+        arrive: Callable[[], Awaitable[Upload | None]],
+    ) -> pb.SubmitBotResponse:
+        """Admit an upload (its token, a place), let ``arrive`` read it (None: the call's
+        requests were not one upload), then check and store it in a thread of its own."""
         metadata = dict(context.invocation_metadata() or ())
         token = str(metadata.get(TOKEN_METADATA, ""))
         try:
@@ -75,17 +99,21 @@ class SubmissionServicer:
             with self.places.place(submitter):
                 try:
                     async with asyncio.timeout(self.places.arrive_seconds):
-                        request = await _only_message(requests)
+                        upload = await arrive()
                 except TimeoutError:
                     return _refuse(
                         context,
                         grpc.StatusCode.DEADLINE_EXCEEDED,
                         f"the upload took more than {self.places.arrive_seconds:g} s to arrive",
                     )
-                if request is None:
+                if upload is None:
                     return _refuse(
-                        context, grpc.StatusCode.INVALID_ARGUMENT, "send one SubmitBotRequest"
+                        context,
+                        grpc.StatusCode.INVALID_ARGUMENT,
+                        "send one SubmitBotRequest (SubmitBot), or a submission and then "
+                        "the archive's chunks (UploadBot)",
                     )
+                request, archive = upload
                 accepted = await asyncio.get_running_loop().run_in_executor(
                     self.workers,
                     functools.partial(
@@ -93,7 +121,7 @@ class SubmissionServicer:
                         self.db,
                         submitter,
                         request.name,
-                        request.archive,
+                        archive,
                         list(request.command),
                         list(request.games),
                         request.check,
@@ -113,9 +141,7 @@ class SubmissionServicer:
         )
 
 
-async def _only_message(
-    requests: AsyncIterator[pb.SubmitBotRequest],
-) -> pb.SubmitBotRequest | None:
+async def _only_message(requests: AsyncIterator[pb.SubmitBotRequest]) -> Upload | None:
     """The call's one request, or None if it sent none or several. Read to the end of the
     stream, even past the first: a handler that left a received message's stream unread
     lost it in gRPC's native memory for good (about 46 MB a 45 MiB upload, measured)."""
@@ -123,7 +149,32 @@ async def _only_message(
     async for request in requests:
         count += 1
         first = request if count == 1 else first  # any later one is dropped as it comes
-    return first if count == 1 else None
+    return (first, first.archive) if first is not None and count == 1 else None
+
+
+async def _assembled(requests: AsyncIterator[pb.UploadBotRequest], limit: int) -> Upload | None:
+    """UploadBot's requests as one upload: the first one's ``submission`` and every
+    ``chunk`` in order as the archive. None when the first has no submission (or an
+    archive in it) or a later one has one. Past ``limit`` bytes the rest is read and
+    dropped (as ``_only_message`` does, so that gRPC keeps none of it) and
+    SubmissionError is raised."""
+    submission = pb.SubmitBotRequest()
+    archive = bytearray()
+    count = size = 0
+    well_formed = True
+    async for request in requests:
+        count += 1
+        if count == 1:
+            submission = request.submission
+            well_formed = request.HasField("submission") and not submission.archive
+        elif request.HasField("submission"):
+            well_formed = False
+        size += len(request.chunk)
+        if well_formed and size <= limit:
+            archive += request.chunk
+    if size > limit:
+        raise SubmissionError(f"the archive is {size:,} bytes; the limit is {limit:,}")
+    return (submission, bytes(archive)) if count and well_formed else None
 
 
 def _refuse(
@@ -151,6 +202,15 @@ def add_submission_service(
         request_deserializer=pb.SubmitBotRequest.FromString,
         response_serializer=pb.SubmitBotResponse.SerializeToString,
     )
+    upload_bot = grpc.stream_unary_rpc_method_handler(
+        servicer.UploadBot,
+        request_deserializer=pb.UploadBotRequest.FromString,
+        response_serializer=pb.UploadBotResponse.SerializeToString,
+    )
     server.add_generic_rpc_handlers(
-        (grpc.method_handlers_generic_handler(SERVICE, {"SubmitBot": submit_bot}),)
+        (
+            grpc.method_handlers_generic_handler(
+                SERVICE, {"SubmitBot": submit_bot, "UploadBot": upload_bot}
+            ),
+        )
     )

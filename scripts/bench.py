@@ -45,7 +45,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -717,7 +717,7 @@ def _ratios(n: int) -> dict[str, Callable[[dict[str, float]], float]]:
 
 def upload_memory(args: Any) -> None:
     """A real ``arena serve --db``: its resident memory after one refused upload of 45 MiB
-    (not an archive, with a submitter's token), after 20 more one after another, and after
+    (UploadBot in 64 KiB pieces; not an archive, with a submitter's token), after 20 more one after another, and after
     30 sent at once without a token. Memory an upload leaves behind shows as growth per
     upload; uploads read before their token is checked show in the last figure."""
     from referee.v1 import submissions_pb2 as spb
@@ -744,18 +744,22 @@ def upload_memory(args: Any) -> None:
         try:
             assert server.stdout is not None
             address = server.stdout.readline().split()[-1]
-            options = [("grpc.max_send_message_length", 64 * 1024 * 1024)]
-            with grpc.insecure_channel(address, options=options) as channel:
-                submit = channel.unary_unary(
-                    "/referee.v1.SubmissionService/SubmitBot",
-                    request_serializer=spb.SubmitBotRequest.SerializeToString,
-                    response_deserializer=spb.SubmitBotResponse.FromString,
+            with grpc.insecure_channel(address) as channel:
+                upload = channel.stream_unary(
+                    "/referee.v1.SubmissionService/UploadBot",
+                    request_serializer=spb.UploadBotRequest.SerializeToString,
+                    response_deserializer=spb.UploadBotResponse.FromString,
                 )
+
+                def pieces() -> Iterator[spb.UploadBotRequest]:
+                    yield spb.UploadBotRequest(submission=spb.SubmitBotRequest(name="b"))
+                    for at in range(0, len(archive), 64 * 1024):
+                        yield spb.UploadBotRequest(chunk=archive[at : at + 64 * 1024])
 
                 def send(with_token: str) -> None:
                     with contextlib.suppress(grpc.RpcError):
-                        submit(
-                            spb.SubmitBotRequest(name="b", archive=archive),
+                        upload(
+                            pieces(),
                             metadata=(("x-submitter-token", with_token),),
                             timeout=120,
                         )

@@ -123,7 +123,6 @@ def serve_cmd(
 
     from arena.submission_service import TOKEN_METADATA, add_submission_service
     from referee.service import RefereeCore, RefereeError, bound_addresses, start_server
-    from referee.service.sessions import MAX_RECEIVE_BYTES
 
     if port is not None and not 0 <= port <= 65535:
         raise fail(f"--port must be 0-65535, not {port}")
@@ -144,8 +143,6 @@ def serve_cmd(
             add_submission_service(server, db_path, limits)
 
         services.append(add_submissions)
-    # An archive arrives in one message; Play keeps its own, smaller cap.
-    message_limit = limits.max_upload_bytes + 64 * 1024 if services else MAX_RECEIVE_BYTES
 
     async def main() -> None:
         core = RefereeCore()
@@ -154,7 +151,6 @@ def serve_cmd(
             addresses,
             admin_token=token,
             services=services,
-            max_message_bytes=message_limit,
             private_watch=private_watch,
         )
         print(f"referee listening on {' '.join(bound_addresses(server))}", flush=True)
@@ -162,7 +158,7 @@ def serve_cmd(
         if services:
             print(
                 f"accepting bot submissions into {submissions_db} "
-                f"(SubmitBot, metadata {TOKEN_METADATA})",
+                f"(SubmitBot, UploadBot; metadata {TOKEN_METADATA})",
                 flush=True,
             )
         loop = asyncio.get_running_loop()

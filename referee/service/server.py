@@ -58,7 +58,6 @@ async def start_server(
     addresses: Sequence[str],
     admin_token: str | None = None,
     services: Sequence[Callable[[grpc.aio.Server], None]] = (),
-    max_message_bytes: int = MAX_RECEIVE_BYTES,
     private_watch: bool = False,
 ) -> grpc.aio.Server:
     """Start a grpc.aio server for ``core`` on ``addresses`` ("127.0.0.1:50051",
@@ -66,15 +65,15 @@ async def start_server(
     ``bound_addresses(server)`` lists the addresses with the ports actually bound, and
     ``server.stop`` reports NOT_SERVING on the health service before it stops.
     ``services`` register further services (the arena's) before it starts; the
-    transport reads messages up to ``max_message_bytes`` (at least MAX_RECEIVE_BYTES,
-    so that Play can refuse any oversized message as `malformed` itself). With
+    transport reads messages of up to MAX_RECEIVE_BYTES, over Play's own limit so that
+    Play can refuse an oversized message as `malformed` itself. With
     ``private_watch`` the Watch RPC needs the admin token like the admin RPCs.
     RefereeError (one line) when an address cannot be listened on."""
     raise_open_files_limit()
     server = grpc.aio.server(
         interceptors=[OpenCallsPerPeer()],
         options=[
-            ("grpc.max_receive_message_length", max(max_message_bytes, MAX_RECEIVE_BYTES)),
+            ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
             ("grpc.so_reuseport", 0),
             ("grpc.server_handshake_timeout_ms", int(HANDSHAKE_SECONDS * 1000)),
             ("grpc.max_connection_idle_ms", int(IDLE_CONNECTION_SECONDS * 1000)),

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1creferee/v1/submissions.proto\x12\nreferee.v1\"`\n\x10SubmitBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x61rchive\x18\x02 \x01(\x0c\x12\x0f\n\x07\x63ommand\x18\x03 \x03(\t\x12\r\n\x05games\x18\x04 \x03(\t\x12\r\n\x05\x63heck\x18\x05 \x01(\x08\"\x8c\x01\n\x11SubmitBotResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x05\x12\x0e\n\x06sha256\x18\x03 \x01(\t\x12\x12\n\nsize_bytes\x18\x04 \x01(\x03\x12\r\n\x05games\x18\x05 \x03(\t\x12\x0f\n\x07\x63ommand\x18\x06 \x03(\t\x12\x14\n\x0c\x63heck_report\x18\x07 \x03(\t2]\n\x11SubmissionService\x12H\n\tSubmitBot\x12\x1c.referee.v1.SubmitBotRequest\x1a\x1d.referee.v1.SubmitBotResponseB9\n\x14\x63\x61rdarena.referee.v1P\x01Z\x1f\x63\x61rd-arena/referee/v1;refereev1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1creferee/v1/submissions.proto\x12\nreferee.v1\"`\n\x10SubmitBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x61rchive\x18\x02 \x01(\x0c\x12\x0f\n\x07\x63ommand\x18\x03 \x03(\t\x12\r\n\x05games\x18\x04 \x03(\t\x12\r\n\x05\x63heck\x18\x05 \x01(\x08\"\x8c\x01\n\x11SubmitBotResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x05\x12\x0e\n\x06sha256\x18\x03 \x01(\t\x12\x12\n\nsize_bytes\x18\x04 \x01(\x03\x12\r\n\x05games\x18\x05 \x03(\t\x12\x0f\n\x07\x63ommand\x18\x06 \x03(\t\x12\x14\n\x0c\x63heck_report\x18\x07 \x03(\t\"S\n\x10UploadBotRequest\x12\x30\n\nsubmission\x18\x01 \x01(\x0b\x32\x1c.referee.v1.SubmitBotRequest\x12\r\n\x05\x63hunk\x18\x02 \x01(\x0c\"E\n\x11UploadBotResponse\x12\x30\n\tsubmitted\x18\x01 \x01(\x0b\x32\x1d.referee.v1.SubmitBotResponse2\xa9\x01\n\x11SubmissionService\x12H\n\tSubmitBot\x12\x1c.referee.v1.SubmitBotRequest\x1a\x1d.referee.v1.SubmitBotResponse\x12J\n\tUploadBot\x12\x1c.referee.v1.UploadBotRequest\x1a\x1d.referee.v1.UploadBotResponse(\x01\x42\x39\n\x14\x63\x61rdarena.referee.v1P\x01Z\x1f\x63\x61rd-arena/referee/v1;refereev1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,6 +36,10 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SUBMITBOTREQUEST']._serialized_end=140
   _globals['_SUBMITBOTRESPONSE']._serialized_start=143
   _globals['_SUBMITBOTRESPONSE']._serialized_end=283
-  _globals['_SUBMISSIONSERVICE']._serialized_start=285
-  _globals['_SUBMISSIONSERVICE']._serialized_end=378
+  _globals['_UPLOADBOTREQUEST']._serialized_start=285
+  _globals['_UPLOADBOTREQUEST']._serialized_end=368
+  _globals['_UPLOADBOTRESPONSE']._serialized_start=370
+  _globals['_UPLOADBOTRESPONSE']._serialized_end=439
+  _globals['_SUBMISSIONSERVICE']._serialized_start=442
+  _globals['_SUBMISSIONSERVICE']._serialized_end=611
 # @@protoc_insertion_point(module_scope)

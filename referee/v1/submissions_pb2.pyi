@@ -1,8 +1,8 @@
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
-from collections.abc import Iterable as _Iterable
-from typing import ClassVar as _ClassVar, Optional as _Optional
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
@@ -37,3 +37,17 @@ class SubmitBotResponse(_message.Message):
     command: _containers.RepeatedScalarFieldContainer[str]
     check_report: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, name: _Optional[str] = ..., version: _Optional[int] = ..., sha256: _Optional[str] = ..., size_bytes: _Optional[int] = ..., games: _Optional[_Iterable[str]] = ..., command: _Optional[_Iterable[str]] = ..., check_report: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class UploadBotRequest(_message.Message):
+    __slots__ = ("submission", "chunk")
+    SUBMISSION_FIELD_NUMBER: _ClassVar[int]
+    CHUNK_FIELD_NUMBER: _ClassVar[int]
+    submission: SubmitBotRequest
+    chunk: bytes
+    def __init__(self, submission: _Optional[_Union[SubmitBotRequest, _Mapping]] = ..., chunk: _Optional[bytes] = ...) -> None: ...
+
+class UploadBotResponse(_message.Message):
+    __slots__ = ("submitted",)
+    SUBMITTED_FIELD_NUMBER: _ClassVar[int]
+    submitted: SubmitBotResponse
+    def __init__(self, submitted: _Optional[_Union[SubmitBotResponse, _Mapping]] = ...) -> None: ...

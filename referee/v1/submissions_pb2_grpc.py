@@ -43,6 +43,11 @@ class SubmissionServiceStub:
                 request_serializer=referee_dot_v1_dot_submissions__pb2.SubmitBotRequest.SerializeToString,
                 response_deserializer=referee_dot_v1_dot_submissions__pb2.SubmitBotResponse.FromString,
                 _registered_method=True)
+        self.UploadBot = channel.stream_unary(
+                '/referee.v1.SubmissionService/UploadBot',
+                request_serializer=referee_dot_v1_dot_submissions__pb2.UploadBotRequest.SerializeToString,
+                response_deserializer=referee_dot_v1_dot_submissions__pb2.UploadBotResponse.FromString,
+                _registered_method=True)
 
 
 class SubmissionServiceServicer:
@@ -65,7 +70,21 @@ class SubmissionServiceServicer:
         archive is read; or check was asked while one of the submitter's bots is being
         checked, or the server's places for checks stayed taken for 30 s. Nothing was
         stored: send it again later), DEADLINE_EXCEEDED (the request took more than 600 s to
-        arrive once admitted).
+        arrive once admitted). The request is one message, and the server takes messages
+        of at most 128 KiB (past that the call ends with RESOURCE_EXHAUSTED): send an
+        archive of more than about 100 KiB with UploadBot.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UploadBot(self, request_iterator, context):
+        """Store a new version of a bot whose archive is sent in pieces, up to the server's
+        upload limit (50 MiB by default): the first request carries `submission` (its
+        `archive` empty), and the `chunk` of every request, the first included, is appended
+        to the archive in order. Keep each request under 64 KiB. The same errors as
+        SubmitBot, and INVALID_ARGUMENT when the first request has no `submission`, a later
+        one has one, or the archive grows past the upload limit.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -78,6 +97,11 @@ def add_SubmissionServiceServicer_to_server(servicer, server):
                     servicer.SubmitBot,
                     request_deserializer=referee_dot_v1_dot_submissions__pb2.SubmitBotRequest.FromString,
                     response_serializer=referee_dot_v1_dot_submissions__pb2.SubmitBotResponse.SerializeToString,
+            ),
+            'UploadBot': grpc.stream_unary_rpc_method_handler(
+                    servicer.UploadBot,
+                    request_deserializer=referee_dot_v1_dot_submissions__pb2.UploadBotRequest.FromString,
+                    response_serializer=referee_dot_v1_dot_submissions__pb2.UploadBotResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -111,6 +135,33 @@ class SubmissionService:
             '/referee.v1.SubmissionService/SubmitBot',
             referee_dot_v1_dot_submissions__pb2.SubmitBotRequest.SerializeToString,
             referee_dot_v1_dot_submissions__pb2.SubmitBotResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UploadBot(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_unary(
+            request_iterator,
+            target,
+            '/referee.v1.SubmissionService/UploadBot',
+            referee_dot_v1_dot_submissions__pb2.UploadBotRequest.SerializeToString,
+            referee_dot_v1_dot_submissions__pb2.UploadBotResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import io
 import json
+import random
 import select
 import socket
 import sqlite3
@@ -18,7 +20,7 @@ import time
 import urllib.error
 import urllib.request
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal
@@ -27,6 +29,7 @@ import grpc
 import pytest
 
 from arena import checks
+from arena.artifacts import read_archive
 from arena.intake import (
     UPLOAD_LIMITS,
     Places,
@@ -137,6 +140,113 @@ def test_submit_bot_rpc(submissions_server: tuple[Path, str, str, str]) -> None:
     reply = submit(address, alice, name="zbot", archive=bot_zip(), check=True)
     assert reply.version == 2 and any(line.startswith("ok golf") for line in reply.check_report)
     assert stored(db) == [("zbot", 1, "alice"), ("zbot", 2, "alice")]
+
+
+CHUNK = 64 * 1024
+
+
+def upload_requests(
+    archive: bytes, chunk: int = CHUNK, **fields: Any
+) -> Iterator[pb.UploadBotRequest]:
+    """UploadBot's requests: the submission, then the archive in pieces."""
+    yield pb.UploadBotRequest(submission=pb.SubmitBotRequest(**fields))
+    for at in range(0, len(archive), chunk):
+        yield pb.UploadBotRequest(chunk=archive[at : at + chunk])
+
+
+def upload(
+    address: str, token: str | None, requests: Iterator[pb.UploadBotRequest]
+) -> pb.SubmitBotResponse:
+    metadata = [("x-submitter-token", token)] if token is not None else []
+    with grpc.insecure_channel(address) as channel:
+        stub = pb_grpc.SubmissionServiceStub(channel)  # type: ignore[no-untyped-call]
+        reply: pb.UploadBotResponse = stub.UploadBot(requests, metadata=metadata, timeout=120)
+        return reply.submitted
+
+
+def refusal(call: Callable[[], object]) -> tuple[grpc.StatusCode, str]:
+    with pytest.raises(grpc.RpcError) as caught:
+        call()
+    return caught.value.code(), caught.value.details() or ""
+
+
+def test_a_large_bot_is_uploaded_in_pieces_and_no_message_may_be_large(
+    submissions_server: tuple[Path, str, str, str],
+) -> None:
+    """The server's message limit is the referee's 128 KiB: a 3 MiB bot arrives through
+    UploadBot in 64 KiB pieces, stored file for file, and the same archive in one
+    SubmitBot message is refused by the transport (without a token, before that)."""
+    db, address, alice, bob = submissions_server
+    big = bot_zip(extra={"weights.bin": random.Random(1).randbytes(3 * 1024 * 1024)})
+    reply = upload(address, alice, upload_requests(big, name="big"))
+    assert (reply.name, reply.version, list(reply.games)) == ("big", 1, ["golf"])
+    assert reply.sha256 == read_archive(big, UPLOAD_LIMITS).sha256  # every file as sent
+    code, details = refusal(lambda: submit(address, alice, name="big", archive=big))
+    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "131072" in details, details
+    code, details = refusal(lambda: submit(address, None, name="big", archive=big))
+    assert code == grpc.StatusCode.UNAUTHENTICATED, details  # refused before it is read
+    # A small bot still goes in one message; pieces of any size up to the limit arrive.
+    assert submit(address, bob, name="small", archive=bot_zip()).version == 1
+    assert upload(address, bob, upload_requests(bot_zip(), chunk=7, name="small")).version == 2
+    assert stored(db) == [("big", 1, "alice"), ("small", 1, "bob"), ("small", 2, "bob")]
+
+
+def test_upload_bot_refuses_what_is_not_one_upload(
+    submissions_server: tuple[Path, str, str, str],
+) -> None:
+    db, address, alice, bob = submissions_server
+    archive = bot_zip()
+    no_submission = [pb.UploadBotRequest(chunk=archive)]
+    twice = [
+        *upload_requests(archive, name="a"),
+        pb.UploadBotRequest(submission=pb.SubmitBotRequest(name="b")),
+    ]
+    archive_inside = [
+        pb.UploadBotRequest(submission=pb.SubmitBotRequest(name="a", archive=archive))
+    ]
+    nothing: list[pb.UploadBotRequest] = []
+    for requests in (no_submission, twice, archive_inside, nothing):
+        code, details = refusal(functools.partial(upload, address, alice, iter(requests)))
+        assert code == grpc.StatusCode.INVALID_ARGUMENT and "UploadBot" in details, details
+    code, details = refusal(lambda: upload(address, "wrong", upload_requests(archive, name="a")))
+    assert code == grpc.StatusCode.UNAUTHENTICATED
+    code, details = refusal(lambda: upload(address, alice, upload_requests(b"nope", name="a")))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and "not a .zip" in details
+    # The name is the submitter's who first used it, as with SubmitBot.
+    assert upload(address, alice, upload_requests(archive, name="a")).version == 1
+    code, details = refusal(lambda: upload(address, bob, upload_requests(archive, name="a")))
+    assert code == grpc.StatusCode.PERMISSION_DENIED and "alice" in details
+    assert stored(db) == [("a", 1, "alice")]
+
+
+def test_an_upload_past_the_limit_is_refused_whole(tmp_path: Path) -> None:
+    """Pieces past the server's upload limit are read and dropped, and the upload is
+    refused with its size; the server then takes the next upload as usual."""
+    db = tmp_path / "arena.db"
+    alice = arena(db, "submitters", "add", "alice").stdout.split()[-1]
+    limits = dataclasses.replace(UPLOAD_LIMITS, max_upload_bytes=100_000)
+
+    async def serve() -> tuple[str, Any]:
+        server = await start_server(
+            RefereeCore(),
+            ["127.0.0.1:0"],
+            services=[lambda s: add_submission_service(s, db, limits)],
+        )
+        return bound_addresses(server)[0], server
+
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, daemon=True).start()
+    address, server = asyncio.run_coroutine_threadsafe(serve(), loop).result(30)
+    try:
+        too_big = bot_zip(extra={"w": random.Random(2).randbytes(150_000)})
+        code, details = refusal(lambda: upload(address, alice, upload_requests(too_big, name="a")))
+        assert code == grpc.StatusCode.INVALID_ARGUMENT
+        assert f"the archive is {len(too_big):,} bytes; the limit is 100,000" in details
+        assert upload(address, alice, upload_requests(bot_zip(), name="a")).version == 1
+    finally:
+        asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(30)
+        loop.call_soon_threadsafe(loop.stop)
+    assert stored(db) == [("a", 1, "alice")]
 
 
 def test_each_submitter_may_fill_only_its_quota(tmp_path: Path) -> None:
@@ -624,7 +734,6 @@ def test_an_upload_that_trickles_in_loses_its_place_at_the_deadline(tmp_path: Pa
             ["127.0.0.1:0"],
             admin_token="admin",
             services=[lambda s: add_submission_service(s, db, places=UploadPlaces(1, 1, 1.0))],
-            max_message_bytes=UPLOAD_LIMITS.max_upload_bytes + 65536,
         )
         bound = bound_addresses(server)[0]
         return f"127.0.0.1:{bound.rsplit(':', 1)[1]}", server
