@@ -6,8 +6,10 @@ ranks 2 to K, the ace hunt, scoring piles, the match of ``deals`` deals (or to
 ``target_score``), what each seat may see, and the events of every transition.
 
 Suits: rabbits = diamonds, dingoes = hearts, wolves = clubs and spades.
-Forced plays (the dingo, A♥, the four-aces show, passing when holding no wolf)
-are automatic; seats are asked only for real choices.
+Forced plays that show a card everyone sees (the dingo, A♥, the four-aces show) are
+automatic. Every seat after the dingo is asked in the hunt, even one holding no wolf
+(its only choice is to decline): passing for it would tell the others, by the timing of
+the events, which seats were asked, that is who holds wolves.
 """
 
 from __future__ import annotations
@@ -48,9 +50,10 @@ __all__ = [
 SEATS = 4
 HAND_SIZE = 10
 MAX_DEALS = 10_000
-# Per deal: 16 discards, 12 passes, at most 2 wolf decisions for each of the 12
-# ranks, at most 2 wolf-ace decisions and the ace rabbit.
-DECISIONS_PER_DEAL = 16 + 12 + 2 * 12 + 2 + 1
+# Per deal: 16 discards, 12 passes, for each of the 12 ranks at most 4 hunt decisions
+# (the 3 seats after the dingo, one of them twice when it holds both wolves), at most 5
+# in the ace hunt (4 seats, one twice) and the ace rabbit.
+DECISIONS_PER_DEAL = 16 + 12 + 4 * 12 + 5 + 1
 
 # Card.index is suit-major: clubs 0-12, diamonds 13-25, hearts 26-38, spades 39-51.
 _C, _D, _H, _S = 0, 13, 26, 39
@@ -573,20 +576,10 @@ def _ask_next(
     events: list[Event],
 ) -> DingoState:
     """Go on with ``hunt`` (its seats still to decide, the hands and the cards on the table
-    after its last step): seats holding no wolf pass automatically; the first seat that
-    holds one decides. With nobody left to ask, or after two wolves, the hunt is resolved
-    and play goes on."""
-    wolf_mask = WOLF_ACE_MASK if hunt.rank == 1 else WOLVES[hunt.rank]
-    passed = hunt.passed
-    while queue and len(hunt.wolves) < 2:
-        seat = queue[0]
-        if hands[seat] & wolf_mask:
-            break
-        passed += (seat,)
-        events.append(_event(s.deal_number, "hunt_pass", f"seat {seat} passes", seat))
-        queue = queue[1:]
-    if len(passed) > len(hunt.passed):
-        hunt = replace(hunt, passed=passed)
+    after its last step): the next seat decides, whether or not it holds a wolf (with
+    none, its only choice is to decline). Passing for it would tell the other seats, by
+    the timing of the events, which seats were asked: who holds wolves. With nobody
+    left to ask, or after two wolves, the hunt is resolved and play goes on."""
     if queue and len(hunt.wolves) < 2:
         return replace(
             s,
@@ -888,7 +881,7 @@ class DingoGame(GameBase[DingoState, Action, DingoRules]):
     """The Dingo engine (see the module docstring)."""
 
     name: ClassVar[str] = "dingo"
-    version: ClassVar[int] = 1
+    version: ClassVar[int] = 2  # 2: seats holding no wolf are asked too
     Rules = DingoRules
 
     def seats(self, rules: DingoRules) -> range:

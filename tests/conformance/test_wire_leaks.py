@@ -264,9 +264,10 @@ def test_nothing_on_the_wire_depends_on_hidden_cards(
 def test_dingo_decision_numbers_do_not_tell_who_was_asked(
     tmp_path: Path, trial: int, steps: int
 ) -> None:
-    """Deals where one other seat holds a wolf (asked, declines) or does not (passes
-    automatically): both show "seat N passes". Numbering decisions across the whole match
-    told them apart (dingo.md, "Decision numbers"); per seat it does not."""
+    """Deals where one other seat holds a wolf and declines, or holds none: both show
+    "seat N passes". Numbering decisions across the whole match told them apart while a
+    seat holding no wolf passed without being asked (dingo.md, "Decision numbers"); per
+    seat it does not."""
     from tests.conformance import cases_dingo
 
     case = next(c for c in cases_dingo.CASES if c.id == "one-deal")
@@ -303,3 +304,66 @@ def test_a_golf_solitaire_seat_learns_nothing_of_another_seats_play_during_a_hol
     for items in streams:
         notices = [pb.EventNotice.FromString(info) for kind, info, _ in items if kind == "event"]
         assert notices and all(n.seat != 1 for n in notices if n.kind in ("move", "finish"))
+
+
+async def _timed_hunt(tmp: Path, state: Any, delay: float) -> list[tuple[float, str]]:
+    """Seat 0's events, with when they arrived, in a Dingo match dealt ``state``; the
+    other seats' bots take ``delay`` seconds over every answer (they always decline)."""
+    core = RefereeCore()
+    address = f"unix:{tmp}/referee-{next(_SOCKETS)}.sock"
+    server = await start_server(core, [address])
+    engine = get_game("dingo")
+    engine.initial_state = lambda rules, seats, seed: state  # type: ignore[method-assign]
+    seen: list[tuple[float, str]] = []
+    loop = asyncio.get_running_loop()
+
+    async def bot(token: str, seat: int) -> None:
+        async with grpc.aio.insecure_channel(address) as channel:
+            call = referee_pb2_grpc.RefereeStub(channel).Play()  # type: ignore[no-untyped-call]
+            await call.write(pb.BotMessage(hello=pb.Hello(token=token, bot_name="timed")))
+            async for message in call:
+                for _kind, info, _rest in _items(message):
+                    if seat == 0 and _kind == "event":
+                        seen.append((loop.time(), pb.EventNotice.FromString(info).text))
+                if message.HasField("turn"):
+                    if seat:
+                        await asyncio.sleep(delay)
+                    turn = message.turn
+                    action = pb.Action(request_id=turn.request_id, code=turn.legal_actions[-1])
+                    await call.write(pb.BotMessage(action=action))
+                if message.HasField("match_over"):
+                    await call.done_writing()
+                    return
+
+    try:
+        runtime, tokens = core.create_match(
+            "dingo", {"deals": "1"}, 4, 1, [None] * 4, config=MatchConfig(move_seconds=30.0)
+        )
+        await asyncio.gather(*(bot(token, seat) for seat, token in enumerate(tokens)))
+        await asyncio.wait_for(runtime.wait(), 60)
+    finally:
+        del engine.initial_state
+        await server.stop(0)
+    return seen
+
+
+def test_a_dingo_seat_holding_no_wolf_takes_its_turn_like_one_that_declines(
+    tmp_path: Path,
+) -> None:
+    """Nobody after the dingo player holds a wolf of rank 5, and their bots take DELAY
+    over every answer. Each "seat N passes" reaches seat 0 at least DELAY after the one
+    before: every seat was asked, as a wolf holder is. Passing for seats holding no wolf
+    at once told the others, by the timing alone, who held wolves."""
+    from tests.games.test_dingo import scripted, to_hunt
+
+    delay = 0.2
+    s, junk = scripted({0: "5H"})  # 5C and 5S are junk: discarded before the hunt
+    state = to_hunt(s, junk)
+    seen = asyncio.run(_timed_hunt(tmp_path, state, delay))
+    texts = [text for _, text in seen]
+    first = texts.index("rank 5: seat 0 plays the dingo 5H")
+    passes = [texts.index(f"seat {n} passes", first) for n in (1, 2, 3)]
+    assert passes == sorted(passes)
+    times = [seen[first][0]] + [seen[i][0] for i in passes]
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    assert min(gaps) >= 0.9 * delay, gaps

@@ -119,6 +119,14 @@ def decline_rest(s: DingoState) -> DingoState:
     return s
 
 
+def decline_forced(s: DingoState) -> DingoState:
+    """The seats to act whose only choice is to decline (they hold no wolf, yet are asked)
+    decline, until a seat with a real choice is to act or nobody is."""
+    while GAME.to_act(s) and legal(s) == ["decline"]:
+        s = play(s, "decline")
+    return s
+
+
 def hunt(s: DingoState, rank: int) -> HuntView:
     (found,) = [h for h in view(s).hunts if h.rank == rank]
     return found
@@ -310,13 +318,18 @@ def test_discarded_dingo_means_nobody_plays_and_the_rabbit_is_discarded() -> Non
     assert view(s).hunt_rank == 1  # straight on to the ace hunt: nobody was asked
 
 
-def test_dingo_is_played_automatically_and_wolves_are_asked_clockwise_after_it() -> None:
+def test_dingo_is_played_automatically_and_every_seat_after_it_is_asked_clockwise() -> None:
     s, junk = scripted({2: "9H", 0: "9C", 1: "9S"})
     s = to_hunt(s, junk)
     v = view(s)
     assert (v.phase, v.hunt_rank, codes(v.table)) == ("hunt", 9, ["9H"])
     assert "9H" not in hand_of(s, 2)
-    assert hunt(s, 9).passed == (3,)  # seat 3 holds no wolf: passes without being asked
+    # Seat 3 holds no wolf and is asked all the same (declining is its only choice): were
+    # it passed over, the others would see from the timing who holds wolves.
+    assert actor(s) == 3 and legal(s) == ["decline"] and hunt(s, 9).passed == ()
+    s = play(s, "decline")
+    assert [e.text for e in GAME.events(s)] == ["seat 3 passes"]
+    assert hunt(s, 9).passed == (3,)
     assert actor(s) == 0 and legal(s) == ["wolf 9C", "decline"]
     s = play(s, "decline")
     assert actor(s) == 1 and legal(s) == ["wolf 9S", "decline"]
@@ -329,6 +342,8 @@ def test_no_wolf_puts_the_rabbit_in_the_dingo_players_penalty_pile_and_discards_
     s = to_hunt(s, junk)
     assert actor(s) == 1
     s = play(s, "decline")
+    assert actor(s) == 2 and legal(s) == ["decline"]
+    s = play(s, "decline", "decline")
     h = hunt(s, 5)
     assert (h.result, h.rabbit_seat, h.passed) == ("no wolf", -1, (1, 2, 3))
     assert pile(s, 0, "penalty") == ["5D"] and pile(s, 0) == []
@@ -340,6 +355,8 @@ def test_no_wolf_puts_the_rabbit_in_the_dingo_players_penalty_pile_and_discards_
 def test_one_wolf_dingo_scores_and_the_wolf_takes_rabbit_and_wolf() -> None:
     s, junk = scripted({0: "5H", 1: "5C"})
     s = play(to_hunt(s, junk), "wolf 5C")
+    assert hunt(s, 5).result == "" and actor(s) == 2  # the other wolf may still come
+    s = play(s, "decline", "decline")
     assert hunt(s, 5).result == "one wolf" and hunt(s, 5).rabbit_seat == 1
     assert pile(s, 0) == ["5H"] and pile(s, 1) == ["5D", "5C"]
     assert view(s).deal_scores[:2] == (1, 2)
@@ -348,8 +365,8 @@ def test_one_wolf_dingo_scores_and_the_wolf_takes_rabbit_and_wolf() -> None:
 def test_two_wolves_first_wolf_to_the_dingo_second_takes_the_rabbit() -> None:
     s, junk = scripted({0: "5H", 1: "5C", 3: "5S"})
     s = play(to_hunt(s, junk), "wolf 5C")
-    assert actor(s) == 3  # seat 2 has no wolf
-    s = play(s, "wolf 5S")
+    assert actor(s) == 2 and legal(s) == ["decline"]  # seat 2 has no wolf
+    s = play(s, "decline", "wolf 5S")
     h = hunt(s, 5)
     assert h.result == "two wolves" and [(w.seat, w.card.code) for w in h.wolves] == [
         (1, "5C"),
@@ -362,7 +379,7 @@ def test_two_wolves_first_wolf_to_the_dingo_second_takes_the_rabbit() -> None:
 
 def test_one_player_plays_both_wolves_and_is_first_and_second_wolf() -> None:
     s, junk = scripted({0: "5H", 2: "5C 5S"})
-    s = to_hunt(s, junk)
+    s = play(to_hunt(s, junk), "decline")  # seat 1 holds neither
     assert actor(s) == 2 and legal(s) == ["wolf 5C", "wolf 5S", "decline"]
     s = play(s, "wolf 5S")
     assert actor(s) == 2 and legal(s) == ["wolf 5C", "decline"]  # decides on the other one
@@ -373,17 +390,22 @@ def test_one_player_plays_both_wolves_and_is_first_and_second_wolf() -> None:
 
 def test_a_player_holding_both_wolves_may_play_one_and_keep_the_other() -> None:
     s, junk = scripted({0: "5H", 2: "5C 5S"})
-    s = play(to_hunt(s, junk), "wolf 5C", "decline")
+    s = play(to_hunt(s, junk), "decline", "wolf 5C", "decline")
+    kinds = [e.kind for e in GAME.events(s)]
+    assert kinds == ["turn_end"]  # same public event as a one-wolf turn: nothing revealed
+    s = play(s, "decline")  # seat 3
     h = hunt(s, 5)
     assert h.result == "one wolf" and h.passed == (1, 3)
     assert pile(s, 2) == ["5D", "5C"] and "5S" in hand_of(s, 2)
-    kinds = [e.kind for e in GAME.events(s)]
-    assert kinds[0] == "turn_end"  # same public event as a one-wolf turn: nothing revealed
 
 
 def test_the_dingo_player_may_not_play_their_own_wolves() -> None:
     s, junk = scripted({1: "7H 7C 7S"})
     s = to_hunt(s, junk)
+    assert [actor(s), legal(s)] == [2, ["decline"]]
+    s = play(s, "decline", "decline")
+    assert [actor(s), legal(s)] == [0, ["decline"]]
+    s = play(s, "decline")
     h = hunt(s, 7)
     assert (h.dingo_seat, h.result, h.passed) == (1, "no wolf", (2, 3, 0))
     assert "7C" in hand_of(s, 1) and "7S" in hand_of(s, 1)
@@ -400,7 +422,8 @@ def test_the_hunt_of_a_rank_ends_when_both_wolves_are_out() -> None:
 
 def test_ten_to_king_are_worth_two_and_two_to_nine_worth_one() -> None:
     s, junk = scripted({0: "QH 9H", 1: "QS", 2: "9C"})
-    s = play(to_hunt(s, junk), "wolf 9C", "wolf QS")
+    s = play(to_hunt(s, junk), "decline", "wolf 9C", "decline")  # 9: seats 1, 2, 3
+    s = play(s, "wolf QS", "decline", "decline")  # Q: seats 1, 2, 3
     assert pile(s, 0) == ["9H", "QH"]
     assert view(s).deal_scores[:3] == (1 + 2, 4, 2)
 
@@ -412,7 +435,7 @@ def test_ranks_are_hunted_in_order_two_to_king() -> None:
     while view(s).phase == "hunt":
         seen.append(view(s).hunt_rank)
         s = play(s, "decline")
-    assert seen == [2, 7, 13]
+    assert seen == [2] * 3 + [7] * 3 + [13] * 3  # each rank asks seats 1, 2 and 3
     assert [h.rank for h in view(s).hunts][:12] == list(range(2, 14))
     assert pile(s, 0, "penalty") == ["2D", "7D", "KD"]
 
@@ -435,6 +458,8 @@ def test_source_example_spade_club_and_diamond_aces_in_one_hand_score_16() -> No
     s, junk = scripted({1: "AC AS AD", 3: "AH"})
     s = to_hunt(s, junk)
     assert (view(s).phase, codes(view(s).table)) == ("ace_hunt", ["AH"])  # A♥ is compulsory
+    assert actor(s) == 0 and legal(s) == ["decline"]  # clockwise from the A♥ player
+    s = play(s, "decline")
     assert actor(s) == 1 and legal(s) == ["wolf AC", "wolf AS", "decline"]
     s = play(s, "wolf AC", "wolf AS")
     assert view(s).phase == "ace_rabbit" and legal(s) == ["ace rabbit", "decline"]
@@ -447,7 +472,7 @@ def test_source_example_spade_club_and_diamond_aces_in_one_hand_score_16() -> No
 def test_spade_club_and_heart_aces_in_one_hand_score_9_not_16() -> None:
     # The spec's resolution of the source's second example.
     s, junk = scripted({0: "AC AS AH", 1: "AD"})
-    s = to_hunt(s, junk)
+    s = decline_forced(to_hunt(s, junk))
     assert actor(s) == 0 and hunt(s, 1).passed == (1, 2, 3)
     s = play(s, "wolf AS", "wolf AC")
     out = GAME.outcome(s)
@@ -461,6 +486,10 @@ def test_no_wolf_ace_puts_the_heart_ace_in_its_players_penalty_pile() -> None:
     s = play(s, "decline")
     assert actor(s) == 2
     s = play(s, "decline")
+    assert actor(s) == 3 and legal(s) == ["decline"]
+    s = play(s, "decline")
+    assert actor(s) == 0 and legal(s) == ["decline"]  # the A♥ player, holding no wolf ace
+    s = play(s, "decline")
     assert GAME.to_act(s) == ()  # seat 0 played no wolf ace: not asked for the ace rabbit
     assert pile(s, 0, "penalty") == ["AH", "AD"]
     assert hunt(s, 1).result == "no wolf ace"
@@ -471,9 +500,13 @@ def test_no_wolf_ace_puts_the_heart_ace_in_its_players_penalty_pile() -> None:
 def test_wolf_aces_go_clockwise_from_the_next_player_ending_with_the_heart_ace_player() -> None:
     s, junk = scripted({2: "AH AC", 0: "AS", 1: "AD"})
     s = to_hunt(s, junk)
+    assert actor(s) == 3 and legal(s) == ["decline"]
+    s = play(s, "decline")
     assert actor(s) == 0 and hunt(s, 1).passed == (3,)
     s = play(s, "wolf AS")
-    assert actor(s) == 2  # seat 1 holds no wolf ace; the A♥ player may play its own last
+    assert actor(s) == 1 and legal(s) == ["decline"]  # seat 1 holds no wolf ace
+    s = play(s, "decline")
+    assert actor(s) == 2  # the A♥ player may play its own last
     assert legal(s) == ["wolf AC", "decline"]
     s = play(s, "wolf AC")
     assert GAME.to_act(s) == ()  # seat 1 holds AD but played no wolf ace: not asked
@@ -485,9 +518,9 @@ def test_wolf_aces_go_clockwise_from_the_next_player_ending_with_the_heart_ace_p
 
 def test_declining_the_ace_rabbit_puts_it_in_the_penalty_pile() -> None:
     s, junk = scripted({1: "AC AD", 0: "AH", 3: "AS"})
-    s = play(to_hunt(s, junk), "wolf AC")
+    s = play(to_hunt(s, junk), "wolf AC", "decline")  # seat 2 holds no wolf ace
     assert actor(s) == 3  # the other wolf ace is still to be decided
-    s = play(s, "decline")
+    s = play(s, "decline", "decline")  # seats 3 and 0 (the A♥ player)
     assert view(s).phase == "ace_rabbit" and actor(s) == 1
     s = play(s, "decline")
     out = GAME.outcome(s)
@@ -497,7 +530,7 @@ def test_declining_the_ace_rabbit_puts_it_in_the_penalty_pile() -> None:
 
 def test_the_ace_rabbit_scores_10_for_a_player_who_played_a_wolf_ace() -> None:
     s, junk = scripted({1: "AC AD", 0: "AH", 3: "AS"})
-    s = play(to_hunt(s, junk), "wolf AC", "wolf AS", "ace rabbit")
+    s = play(to_hunt(s, junk), "wolf AC", "decline", "wolf AS", "ace rabbit")
     out = GAME.outcome(s)
     assert out is not None and out.scores == (3, 13, 0, 3)
 
@@ -507,7 +540,8 @@ def test_the_ace_rabbit_scores_10_for_a_player_who_played_a_wolf_ace() -> None:
 
 def test_deal_score_is_scoring_minus_penalty_and_cards_in_hand_score_nothing() -> None:
     s, junk = scripted({0: "5H", 1: "5C", 2: "KH"})
-    s = play(to_hunt(s, junk), "wolf 5C")
+    s = play(to_hunt(s, junk), "wolf 5C", "decline", "decline")
+    s = play(s, "decline", "decline", "decline")  # K: seats 3, 0 and 1 hold no wolf
     assert hunt(s, 13).result == "no wolf"  # KC and KS were junk
     s = decline_rest(s)  # seats 3 (AS) and 0 (AC) keep their wolf aces: A♥ is a penalty
     out = GAME.outcome(s)
@@ -543,7 +577,7 @@ def test_target_score_ends_the_match_after_the_deal_in_which_someone_reaches_it(
 
 def test_highest_total_ranks_first_and_ties_share() -> None:
     s, junk = scripted({0: "5H", 1: "5C", 2: "QH", 3: "QS"})
-    s = play(to_hunt(s, junk), "wolf 5C", "wolf QS")
+    s = play(to_hunt(s, junk), "wolf 5C", "decline", "decline", "wolf QS")
     s = decline_rest(s)
     out = GAME.outcome(s)
     assert out is not None
@@ -554,7 +588,7 @@ def test_highest_total_ranks_first_and_ties_share() -> None:
 
 def test_standings_mid_deal_count_the_piles_so_far() -> None:
     s, junk = scripted({0: "5H", 1: "5C", 2: "QH", 3: "QS"})
-    s = play(to_hunt(s, junk), "wolf 5C")
+    s = play(to_hunt(s, junk), "wolf 5C", "decline", "decline")
     assert GAME.outcome(s) is None
     assert GAME.standings(s).scores == (1, 2, 0, 0)
 
@@ -584,8 +618,8 @@ def test_rule_options_parse() -> None:
 
 
 def test_max_decisions_bounds_a_deal() -> None:
-    assert GAME.max_decisions(DingoRules(), 4) == 4 * (16 + 12 + 24 + 3)
-    assert GAME.max_decisions(DingoRules(deals=1), 4) == 55
+    assert GAME.max_decisions(DingoRules(), 4) == 4 * (16 + 12 + 48 + 5 + 1)
+    assert GAME.max_decisions(DingoRules(deals=1), 4) == 82
 
 
 # --- actions and codes ----------------------------------------------------------------------
