@@ -195,14 +195,21 @@ class PairRow:
 def head_to_head(
     matches: Sequence[tuple[str, Sequence[Mapping[str, Any]]]],
 ) -> list[PairRow]:
-    """Every pair of entrants that met: a beats b in a match when its (best) rank is better.
-    An entrant filling several seats counts once per match, by its best rank."""
+    """Every pair of entrants that met as opponents: a beats b in a match when its (best)
+    rank is better. An entrant filling several seats counts once per match, by its best
+    rank. Partners (seats of one ``team``, as in 4-player gin) did not play each other:
+    their shared rank is no draw between them."""
     results: dict[tuple[str, str], list[float]] = defaultdict(list)
     for _, seats in matches:
         best: dict[str, int] = {}
+        teams: dict[str, set[int]] = defaultdict(set)
         for s in seats:
             best[s["entrant"]] = min(int(s["rank"]), best.get(s["entrant"], 1 << 30))
+            if s.get("team") is not None:
+                teams[s["entrant"]].add(int(s["team"]))
         for a, b in itertools.combinations(sorted(best), 2):
+            if teams[a] & teams[b]:
+                continue
             score = 1.0 if best[a] < best[b] else 0.0 if best[a] > best[b] else 0.5
             results[(a, b)].append(score)
             results[(b, a)].append(1.0 - score)

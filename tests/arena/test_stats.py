@@ -102,6 +102,24 @@ def test_head_to_head_table_by_hand() -> None:
     assert rows[("c", "b")].wins == 1 and ("c", "c") not in rows
 
 
+def test_partners_are_not_opponents_in_the_head_to_head_table() -> None:
+    """4-player gin: seats 0+2 against 1+3, partners sharing their team's rank. Partners
+    did not play each other, so their shared rank is no draw between them."""
+
+    def team_match(mid: str, lineup: str, winners: int) -> tuple[str, list[dict[str, object]]]:
+        return mid, [
+            {"entrant": e, "team": seat % 2, "rank": 1 if seat % 2 == winners else 3}
+            for seat, e in enumerate(lineup)
+        ]
+
+    matches = [team_match("1", "abcd", 0), team_match("2", "abdc", 1), team_match("3", "acbd", 0)]
+    rows = {(r.a, r.b): r for r in head_to_head(matches)}
+    # a partners c in 1, d in 2, b in 3; it meets each of the others in the other two.
+    assert {b: rows[("a", b)].games for b in "bcd"} == {"b": 2, "c": 2, "d": 2}
+    assert all(r.draws == 0 for r in rows.values())
+    assert (rows[("a", "b")].wins, rows[("a", "d")].wins, rows[("a", "c")].wins) == (1, 2, 1)
+
+
 def test_a_perfect_score_has_a_finite_bound_and_reads_as_one() -> None:
     """100% or 0% has no finite Elo; the exact binomial bound still gives one side: after 10
     wins in 10 the rate is above 0.025 ** 0.1 with 95% confidence (Clopper-Pearson)."""
