@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import sys
 from collections import Counter
 from itertools import combinations
 from pathlib import Path
@@ -14,6 +13,7 @@ from arena.runner import create_tournament, schedule
 from arena.schedule import SCHEDULE_VERSION, tournament_secret
 from arena.settings import TournamentSettings
 from arena.store import Store
+from tests.arena.test_tournament import register
 from tests.conftest import arena
 
 BOTS = ("a", "b", "c", "d")
@@ -35,35 +35,17 @@ def test_the_schedule_version_decides_the_partnerships() -> None:
 
 
 def lineups_played(db: Path, tournament: int) -> list[tuple[str, ...]]:
-    with sqlite3.connect(db) as conn:
-        rows = conn.execute(
-            "select m.idx, r.seat, r.entrant from results r join matches m on m.id = r.match_id "
-            "where m.tournament_id = ? order by m.idx, r.seat",
-            [tournament],
-        ).fetchall()
-    by_match: dict[int, list[str]] = {}
-    for idx, _seat, entrant in rows:
-        by_match.setdefault(idx, []).append(entrant)
-    return [tuple(names) for _, names in sorted(by_match.items())]
+    """The lineup of each stored match of the tournament, in schedule order."""
+    record = Store(db).tournament(tournament)
+    matches = Store(db).results_in_order(record.game, record.rules_key, tournament)
+    return [tuple(seat["entrant"] for seat in seats) for _, seats in matches]
 
 
 def test_a_tournament_from_before_partnerships_varied_resumes_its_own_schedule(
     tmp_path: Path,
 ) -> None:
     db = tmp_path / "arena.db"
-    for name in BOTS:
-        arena(
-            db,
-            "bots",
-            "add",
-            name,
-            "--game",
-            "gin_rummy",
-            "--",
-            sys.executable,
-            "-m",
-            "sample_bots.random_bot",
-        )
+    register(db, list(BOTS))
     record = create_tournament(Store(db), GIN_4P)
     assert record.schedule_version == SCHEDULE_VERSION == 2 and record.total_matches == 12
     # What an arena of schedule version 1 left: no column, and its own match count.
