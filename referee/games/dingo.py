@@ -8,8 +8,9 @@ ranks 2 to K, the ace hunt, scoring piles, the match of ``deals`` deals (or to
 Suits: rabbits = diamonds, dingoes = hearts, wolves = clubs and spades.
 Forced plays that show a card everyone sees (the dingo, A♥, the four-aces show) are
 automatic. Every seat after the dingo is asked in the hunt, even one holding no wolf
-(its only choice is to decline): passing for it would tell the others, by the timing of
-the events, which seats were asked, that is who holds wolves.
+(its only choice is to decline), and a seat that plays a wolf is asked about the other
+one, held or not: passing for it would tell the others, by the timing of the events,
+which seats were asked, that is who holds wolves.
 """
 
 from __future__ import annotations
@@ -605,14 +606,13 @@ def _play_wolf(s: DingoState, seat: int, c: Card) -> DingoState:
     hands = with_item(s.hands, seat, s.hands[seat] & ~(1 << c.index))
     table = (*s.table, c)
     events = [_event(s.deal_number, "wolf", f"seat {seat} plays the wolf {c.code}", seat)]
-    wolf_mask = WOLF_ACE_MASK if hunt.rank == 1 else WOLVES[hunt.rank]
-    if len(hunt.wolves) < 2 and hands[seat] & wolf_mask:
-        # A player holding both decides on the other one now.
+    if len(hunt.wolves) < 2:
+        # The player decides on the other wolf now, whether it holds it or not (then its
+        # only choice is to decline): asking only a holder would tell the others, by the
+        # timing of "ends its turn", that it holds both.
         return replace(
             s, hands=hands, table=table, current=hunt, turn_played=True, events=tuple(events)
         )
-    if len(hunt.wolves) < 2:
-        events.append(_event(s.deal_number, "turn_end", f"seat {seat} ends its turn", seat))
     return _ask_next(s, hunt, s.queue[1:], hands, table, events)
 
 
@@ -881,7 +881,9 @@ class DingoGame(GameBase[DingoState, Action, DingoRules]):
     """The Dingo engine (see the module docstring)."""
 
     name: ClassVar[str] = "dingo"
-    version: ClassVar[int] = 2  # 2: seats holding no wolf are asked too
+    # 2: seats holding no wolf are asked too; 3: and a seat that played a wolf is asked
+    # about the other one, held or not
+    version: ClassVar[int] = 3
     Rules = DingoRules
 
     def seats(self, rules: DingoRules) -> range:

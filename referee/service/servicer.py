@@ -256,8 +256,9 @@ class RefereeServicer:
             match_id=runtime.spec.match_id, game=runtime.spec.game, state=runtime.state
         )
         driver = runtime.driver
-        # Who is to act and how many decisions were made are not public: in Dingo only a
-        # seat holding a wolf is asked, in golf solitaire the count is a seat's score.
+        # Who is to act and how many decisions were made are not public: in golf
+        # solitaire the count is a seat's score (and in Dingo before engine version 2,
+        # who was asked told who held wolves).
         if admin and driver is not None and driver.state is not None:
             response.decisions = driver.decisions
             if runtime.result is None:

@@ -333,7 +333,7 @@ def test_dingo_is_played_automatically_and_every_seat_after_it_is_asked_clockwis
     assert actor(s) == 0 and legal(s) == ["wolf 9C", "decline"]
     s = play(s, "decline")
     assert actor(s) == 1 and legal(s) == ["wolf 9S", "decline"]
-    s = play(s, "wolf 9S")
+    s = play(s, "wolf 9S", "decline")  # asked about the other wolf too (below)
     assert hunt(s, 9).result == "one wolf" and hunt(s, 9).passed == (3, 0)
 
 
@@ -355,6 +355,11 @@ def test_no_wolf_puts_the_rabbit_in_the_dingo_players_penalty_pile_and_discards_
 def test_one_wolf_dingo_scores_and_the_wolf_takes_rabbit_and_wolf() -> None:
     s, junk = scripted({0: "5H", 1: "5C"})
     s = play(to_hunt(s, junk), "wolf 5C")
+    # Seat 1 is asked about the other wolf, which it does not hold, as a seat holding
+    # both would be: were it not, the timing of "ends its turn" would tell them apart.
+    assert actor(s) == 1 and legal(s) == ["decline"]
+    s = play(s, "decline")
+    assert [e.text for e in GAME.events(s)] == ["seat 1 ends its turn"]
     assert hunt(s, 5).result == "" and actor(s) == 2  # the other wolf may still come
     s = play(s, "decline", "decline")
     assert hunt(s, 5).result == "one wolf" and hunt(s, 5).rabbit_seat == 1
@@ -364,7 +369,7 @@ def test_one_wolf_dingo_scores_and_the_wolf_takes_rabbit_and_wolf() -> None:
 
 def test_two_wolves_first_wolf_to_the_dingo_second_takes_the_rabbit() -> None:
     s, junk = scripted({0: "5H", 1: "5C", 3: "5S"})
-    s = play(to_hunt(s, junk), "wolf 5C")
+    s = play(to_hunt(s, junk), "wolf 5C", "decline")
     assert actor(s) == 2 and legal(s) == ["decline"]  # seat 2 has no wolf
     s = play(s, "decline", "wolf 5S")
     h = hunt(s, 5)
@@ -414,7 +419,7 @@ def test_the_dingo_player_may_not_play_their_own_wolves() -> None:
 
 def test_the_hunt_of_a_rank_ends_when_both_wolves_are_out() -> None:
     s, junk = scripted({3: "8H", 0: "8C", 1: "8S"})
-    s = play(to_hunt(s, junk), "wolf 8C", "wolf 8S")
+    s = play(to_hunt(s, junk), "wolf 8C", "decline", "wolf 8S")
     h = hunt(s, 8)
     assert h.result == "two wolves" and h.passed == ()
     assert view(s).hunt_rank == 1  # on to the ace hunt
@@ -422,8 +427,8 @@ def test_the_hunt_of_a_rank_ends_when_both_wolves_are_out() -> None:
 
 def test_ten_to_king_are_worth_two_and_two_to_nine_worth_one() -> None:
     s, junk = scripted({0: "QH 9H", 1: "QS", 2: "9C"})
-    s = play(to_hunt(s, junk), "decline", "wolf 9C", "decline")  # 9: seats 1, 2, 3
-    s = play(s, "wolf QS", "decline", "decline")  # Q: seats 1, 2, 3
+    s = play(to_hunt(s, junk), "decline", "wolf 9C", "decline", "decline")  # 9: seats 1-3
+    s = play(s, "wolf QS", "decline", "decline", "decline")  # Q: seats 1, 2, 3
     assert pile(s, 0) == ["9H", "QH"]
     assert view(s).deal_scores[:3] == (1 + 2, 4, 2)
 
@@ -503,7 +508,7 @@ def test_wolf_aces_go_clockwise_from_the_next_player_ending_with_the_heart_ace_p
     assert actor(s) == 3 and legal(s) == ["decline"]
     s = play(s, "decline")
     assert actor(s) == 0 and hunt(s, 1).passed == (3,)
-    s = play(s, "wolf AS")
+    s = play(s, "wolf AS", "decline")
     assert actor(s) == 1 and legal(s) == ["decline"]  # seat 1 holds no wolf ace
     s = play(s, "decline")
     assert actor(s) == 2  # the A♥ player may play its own last
@@ -518,7 +523,7 @@ def test_wolf_aces_go_clockwise_from_the_next_player_ending_with_the_heart_ace_p
 
 def test_declining_the_ace_rabbit_puts_it_in_the_penalty_pile() -> None:
     s, junk = scripted({1: "AC AD", 0: "AH", 3: "AS"})
-    s = play(to_hunt(s, junk), "wolf AC", "decline")  # seat 2 holds no wolf ace
+    s = play(to_hunt(s, junk), "wolf AC", "decline", "decline")  # seat 2 holds no wolf ace
     assert actor(s) == 3  # the other wolf ace is still to be decided
     s = play(s, "decline", "decline")  # seats 3 and 0 (the A♥ player)
     assert view(s).phase == "ace_rabbit" and actor(s) == 1
@@ -530,7 +535,7 @@ def test_declining_the_ace_rabbit_puts_it_in_the_penalty_pile() -> None:
 
 def test_the_ace_rabbit_scores_10_for_a_player_who_played_a_wolf_ace() -> None:
     s, junk = scripted({1: "AC AD", 0: "AH", 3: "AS"})
-    s = play(to_hunt(s, junk), "wolf AC", "decline", "wolf AS", "ace rabbit")
+    s = play(to_hunt(s, junk), "wolf AC", "decline", "decline", "wolf AS", "ace rabbit")
     out = GAME.outcome(s)
     assert out is not None and out.scores == (3, 13, 0, 3)
 
@@ -540,7 +545,7 @@ def test_the_ace_rabbit_scores_10_for_a_player_who_played_a_wolf_ace() -> None:
 
 def test_deal_score_is_scoring_minus_penalty_and_cards_in_hand_score_nothing() -> None:
     s, junk = scripted({0: "5H", 1: "5C", 2: "KH"})
-    s = play(to_hunt(s, junk), "wolf 5C", "decline", "decline")
+    s = play(to_hunt(s, junk), "wolf 5C", "decline", "decline", "decline")
     s = play(s, "decline", "decline", "decline")  # K: seats 3, 0 and 1 hold no wolf
     assert hunt(s, 13).result == "no wolf"  # KC and KS were junk
     s = decline_rest(s)  # seats 3 (AS) and 0 (AC) keep their wolf aces: A♥ is a penalty
@@ -577,7 +582,7 @@ def test_target_score_ends_the_match_after_the_deal_in_which_someone_reaches_it(
 
 def test_highest_total_ranks_first_and_ties_share() -> None:
     s, junk = scripted({0: "5H", 1: "5C", 2: "QH", 3: "QS"})
-    s = play(to_hunt(s, junk), "wolf 5C", "decline", "decline", "wolf QS")
+    s = play(to_hunt(s, junk), "wolf 5C", "decline", "decline", "decline", "wolf QS")
     s = decline_rest(s)
     out = GAME.outcome(s)
     assert out is not None
@@ -588,7 +593,7 @@ def test_highest_total_ranks_first_and_ties_share() -> None:
 
 def test_standings_mid_deal_count_the_piles_so_far() -> None:
     s, junk = scripted({0: "5H", 1: "5C", 2: "QH", 3: "QS"})
-    s = play(to_hunt(s, junk), "wolf 5C", "decline", "decline")
+    s = play(to_hunt(s, junk), "wolf 5C", "decline", "decline", "decline")
     assert GAME.outcome(s) is None
     assert GAME.standings(s).scores == (1, 2, 0, 0)
 

@@ -24,7 +24,7 @@ def test_every_game_has_a_replay_from_before_the_engine_base() -> None:
 # use: refused under the version they were made with, they verify under today's number.
 BUMPED_SINCE = {"golf": "2: early_end_penalty=add_lowest adds a negative lowest score"}
 # Engines whose every match changed since: refused for their version, with one verdict.
-CHANGED_SINCE = {"dingo": "2: seats holding no wolf are asked too"}
+CHANGED_SINCE = {"dingo": "2, 3: every seat asked in the hunt, and again after a wolf"}
 
 
 @pytest.mark.parametrize("path", BEFORE_ENGINE_BASE, ids=lambda p: p.stem)
