@@ -52,8 +52,9 @@ SEATS = 4
 HAND_SIZE = 10
 MAX_DEALS = 10_000
 # Per deal: 16 discards, 12 passes, for each of the 12 ranks at most 4 hunt decisions
-# (the 3 seats after the dingo, one of them twice when it holds both wolves), at most 5
-# in the ace hunt (4 seats, one twice) and the ace rabbit.
+# (the 3 seats after the dingo, and the first to play a wolf once more: after the
+# second wolf nobody is asked), at most 5 in the ace hunt (4 seats, one more) and the
+# ace rabbit.
 DECISIONS_PER_DEAL = 16 + 12 + 4 * 12 + 5 + 1
 
 # Card.index is suit-major: clubs 0-12, diamonds 13-25, hearts 26-38, spades 39-51.
