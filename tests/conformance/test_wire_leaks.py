@@ -386,3 +386,56 @@ def test_a_dingo_seat_holding_one_wolf_ends_its_turn_like_one_holding_both(
     wolf = texts.index("seat 1 plays the wolf 5C")
     end = texts.index("seat 1 ends its turn", wolf)
     assert seen[end][0] - seen[wolf][0] >= delay / 2, (seen[wolf], seen[end])
+
+
+def _asked(engine: Any, state: Any, seat: int, pick: int) -> list[tuple[str, Any]]:
+    """What ``seat`` can tell of a match played out in process by the same bots as over
+    the wire: the events it is told, its own turns (with its observation), and a mark
+    wherever others are asked (an answer takes a round trip, which timing shows)."""
+    told = [("event", e.text_for(seat)) for e in engine.events(state) if e.told_to(seat)]
+    for _ in range(4 * CAP):  # a bound on the work, not on the match
+        to_act = engine.to_act(state)
+        if not to_act:
+            break
+        mine = engine.observation(state, seat) if seat in to_act else None
+        told.append(("asked", (to_act, mine)))
+        for s in to_act:
+            legal = engine.legal_actions(state, s)
+            state = engine.apply(state, s, legal[0] if s == seat else legal[pick])
+            told += [("event", e.text_for(seat)) for e in engine.events(state) if e.told_to(seat)]
+    return told
+
+
+@pytest.mark.parametrize(
+    "mod", [m for m in MODULES if not get_game(m.GAME).independent_seats], ids=lambda m: m.GAME
+)
+def test_who_is_asked_never_depends_on_hidden_cards(mod: ModuleType) -> None:
+    """Timing tells when somebody is asked (an answer takes a round trip, a move played
+    for a seat none). So in two deals that differ only in cards a seat cannot see, the
+    seats asked must fall at the same places in what it is told, until what it is told
+    or its own turn differs. Golf solitaire is left out: its seats play independently
+    and are told nothing of each other's turns. The bots are those of the wire test:
+    the observer plays its first legal action, the others their first or last."""
+    engine = get_game(mod.GAME)
+    swap = getattr(mod, "swap_hidden", None)
+    for case in mod.CASES:
+        rules = parse_rules(engine.Rules, dict(case.rules))
+        for trial in range(12):
+            rng = random.Random(trial)
+            seat = trial % case.seats
+            start = engine.initial_state(rules, case.seats, 2000 + trial)
+            state = advanced(engine, start, rng.choice([0, 5, 20]), rng)
+            alternatives = [mod.resample_hidden(state, seat, rng)]
+            if swap is not None:
+                alternatives += [swap(state, seat, rng) for _ in range(4)]
+            for other in alternatives:
+                for pick in (0, -1):
+                    a, b = _asked(engine, state, seat, pick), _asked(engine, other, seat, pick)
+                    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+                        if x == y:
+                            continue
+                        same_kind = x[0] == y[0] and (x[0] == "event" or x[1][1] != y[1][1])
+                        # The seat's own information differs (a told event or its own
+                        # turn) from here on; anything else is who was asked.
+                        assert same_kind, (case.id, trial, pick, i, x, y)
+                        break
