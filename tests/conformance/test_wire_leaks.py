@@ -68,10 +68,17 @@ def _items(message: pb.RefereeMessage) -> Iterator[Item]:
 
 
 async def _play(
-    address: str, token: str, record: list[Item] | None, pick: int, enough: asyncio.Event
+    address: str,
+    token: str,
+    record: list[Item] | None,
+    pick: int,
+    enough: asyncio.Event,
+    delay: float = 0.0,
+    times: list[float] | None = None,
 ) -> None:
-    """A bot that answers every turn with legal_actions[pick]; records what it receives
-    (until ``enough`` is set: CAP items recorded)."""
+    """A bot that answers every turn with legal_actions[pick], ``delay`` seconds after it
+    came; records what it receives (until ``enough`` is set: CAP items recorded) and, in
+    ``times``, when each item arrived."""
     async with grpc.aio.insecure_channel(address) as channel:
         stub = referee_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
         call = stub.Play()
@@ -79,13 +86,17 @@ async def _play(
         try:
             async for message in call:
                 if record is not None:
-                    record.extend(_items(message))
+                    items = list(_items(message))
+                    record.extend(items)
+                    if times is not None:
+                        times.extend([asyncio.get_running_loop().time()] * len(items))
                     if len(record) >= CAP:
                         enough.set()
                 if enough.is_set():
                     call.cancel()
                     return
                 if message.HasField("turn"):
+                    await asyncio.sleep(delay)
                     turn = message.turn
                     code = turn.legal_actions[pick if pick < len(turn.legal_actions) else -1]
                     await call.write(
@@ -105,9 +116,18 @@ _SOCKETS = itertools.count()
 
 
 async def _received(
-    tmp: Path, game: str, rules: Any, seats: int, state: Any, seat: int, pick: int
+    tmp: Path,
+    game: str,
+    rules: Any,
+    seats: int,
+    state: Any,
+    seat: int,
+    pick: int,
+    delay: float = 0.0,
+    times: list[float] | None = None,
 ) -> list[Item]:
-    """What ``seat`` receives in a match dealt ``state`` (others answer with ``pick``)."""
+    """What ``seat`` receives in a match dealt ``state`` (others answer with ``pick``,
+    ``delay`` seconds after each turn; when each item arrived goes in ``times``)."""
     engine = get_game(game)
     core = RefereeCore()
     # A fresh socket per match: gRPC shares connections between channels to the same
@@ -129,7 +149,9 @@ async def _received(
         record: list[Item] = []
         enough = asyncio.Event()
         players = [
-            _play(address, token, record if s == seat else None, 0 if s == seat else pick, enough)
+            _play(address, token, record, 0, enough, times=times)
+            if s == seat
+            else _play(address, token, None, pick, enough, delay)
             for s, token in enumerate(tokens)
         ]
         await asyncio.gather(*players)
@@ -306,46 +328,18 @@ def test_a_golf_solitaire_seat_learns_nothing_of_another_seats_play_during_a_hol
         assert notices and all(n.seat != 1 for n in notices if n.kind in ("move", "finish"))
 
 
-async def _timed_hunt(tmp: Path, state: Any, delay: float) -> list[tuple[float, str]]:
-    """Seat 0's events, with when they arrived, in a Dingo match dealt ``state``; the
-    other seats' bots take ``delay`` seconds over every answer (a wolf whenever they may
-    play one, else declining)."""
-    core = RefereeCore()
-    address = f"unix:{tmp}/referee-{next(_SOCKETS)}.sock"
-    server = await start_server(core, [address])
-    engine = get_game("dingo")
-    engine.initial_state = lambda rules, seats, seed: state  # type: ignore[method-assign]
-    seen: list[tuple[float, str]] = []
-    loop = asyncio.get_running_loop()
-
-    async def bot(token: str, seat: int) -> None:
-        async with grpc.aio.insecure_channel(address) as channel:
-            call = referee_pb2_grpc.RefereeStub(channel).Play()  # type: ignore[no-untyped-call]
-            await call.write(pb.BotMessage(hello=pb.Hello(token=token, bot_name="timed")))
-            async for message in call:
-                for _kind, info, _rest in _items(message):
-                    if seat == 0 and _kind == "event":
-                        seen.append((loop.time(), pb.EventNotice.FromString(info).text))
-                if message.HasField("turn"):
-                    if seat:
-                        await asyncio.sleep(delay)
-                    turn = message.turn
-                    action = pb.Action(request_id=turn.request_id, code=turn.legal_actions[0])
-                    await call.write(pb.BotMessage(action=action))
-                if message.HasField("match_over"):
-                    await call.done_writing()
-                    return
-
-    try:
-        runtime, tokens = core.create_match(
-            "dingo", {"deals": "1"}, 4, 1, [None] * 4, config=MatchConfig(move_seconds=30.0)
-        )
-        await asyncio.gather(*(bot(token, seat) for seat, token in enumerate(tokens)))
-        await asyncio.wait_for(runtime.wait(), 60)
-    finally:
-        del engine.initial_state
-        await server.stop(0)
-    return seen
+def _timed_events(tmp: Path, state: Any, delay: float) -> list[tuple[float, str]]:
+    """Seat 0's events, with when they arrived, in a one-deal Dingo match dealt ``state``
+    over real gRPC; the other seats' bots answer each turn ``delay`` seconds after it came
+    (a wolf whenever they may play one, else declining)."""
+    rules = parse_rules(get_game("dingo").Rules, {"deals": "1"})
+    times: list[float] = []
+    items = asyncio.run(_received(tmp, "dingo", rules, 4, state, 0, 0, delay, times))
+    return [
+        (t, pb.EventNotice.FromString(info).text)
+        for t, (kind, info, _rest) in zip(times, items, strict=False)
+        if kind == "event"
+    ]
 
 
 def test_a_dingo_seat_holding_no_wolf_takes_its_turn_like_one_that_declines(
@@ -353,14 +347,15 @@ def test_a_dingo_seat_holding_no_wolf_takes_its_turn_like_one_that_declines(
 ) -> None:
     """Nobody after the dingo player holds a wolf of rank 5, and their bots take DELAY
     over every answer. Each "seat N passes" reaches seat 0 about DELAY after the one
-    before (at least half of it, allowing for batching and load): every seat was asked, as a wolf holder is. Passing for seats holding no wolf
-    at once told the others, by the timing alone, who held wolves."""
+    before (at least half of it, allowing for batching and load): every seat was asked,
+    as a wolf holder is. Passing for seats holding no wolf at once told the others, by
+    the timing alone, who held wolves."""
     from tests.games.test_dingo import scripted, to_hunt
 
     delay = 0.5  # well over the referee's event batching (up to 100 ms) and load jitter
     s, junk = scripted({0: "5H"})  # 5C and 5S are junk: discarded before the hunt
     state = to_hunt(s, junk)
-    seen = asyncio.run(_timed_hunt(tmp_path, state, delay))
+    seen = _timed_events(tmp_path, state, delay)
     texts = [text for _, text in seen]
     first = texts.index("rank 5: seat 0 plays the dingo 5H")
     passes = [texts.index(f"seat {n} passes", first) for n in (1, 2, 3)]
@@ -375,13 +370,13 @@ def test_a_dingo_seat_holding_one_wolf_ends_its_turn_like_one_holding_both(
 ) -> None:
     """Seat 1 plays the only wolf of rank 5 it holds. It is asked about the other one all
     the same, as a seat holding both is: "seat 1 ends its turn" comes about DELAY after
-    its wolf (at least half of it). Asking only a holder of both told the others, by the timing, that it held
-    both (the public text is the same)."""
+    its wolf (at least half of it). Asking only a holder of both told the others, by the
+    timing, that it held both (the public text is the same)."""
     from tests.games.test_dingo import scripted, to_hunt
 
     delay = 0.5  # well over the referee's event batching (up to 100 ms) and load jitter
     s, junk = scripted({0: "5H", 1: "5C"})  # 5S is junk
-    seen = asyncio.run(_timed_hunt(tmp_path, to_hunt(s, junk), delay))
+    seen = _timed_events(tmp_path, to_hunt(s, junk), delay)
     texts = [text for _, text in seen]
     wolf = texts.index("seat 1 plays the wolf 5C")
     end = texts.index("seat 1 ends its turn", wolf)
