@@ -13,8 +13,8 @@ import pytest
 from referee.cards import STANDARD_DECK
 from referee.games.golf_solitaire.deals import pysol_deal
 from referee.games.golf_solitaire.rules import EMPTY, adjacency
-from referee.games.golf_solitaire.solver import Adjacency, best_score, rank_code, solve
-from referee.games.golf_solitaire.unseen import UnseenStockSearch, heights_key, unseen_key
+from referee.games.golf_solitaire.solver import Adjacency, best_score, heights_key, rank_code, solve
+from referee.games.golf_solitaire.unseen import UnseenStockSearch, unseen_key
 
 Columns = tuple[tuple[int, ...], ...]
 

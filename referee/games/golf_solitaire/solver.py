@@ -51,6 +51,16 @@ def check_columns(columns: Sequence[Sequence[int]]) -> None:
         raise ValueError(f"the solver handles columns of at most {MAX_HEIGHT} cards")
 
 
+def heights_key(heights: Sequence[int]) -> int:
+    """Column heights as one int, 3 bits per column: how the searches key a position."""
+    return sum(h << (3 * c) for c, h in enumerate(heights))
+
+
+def cards_left(hk: int) -> int:
+    """The cards still in the tableau whose heights key is ``hk``."""
+    return sum((hk >> (3 * c)) & 7 for c in range(COLUMNS))
+
+
 def move_code(move: int) -> str:
     return "stock" if move == STOCK else f"play {move}"
 
@@ -352,14 +362,14 @@ class DepthFirstSearch:
             if pos < n and best > floor + 1 and top != EMPTY and not (blocked_only and played):
                 best = min(best, value(hk, pos + 1, sr[pos]))
             if best == 1 << 20:  # no move: stuck
-                best = sum((hk >> (3 * c)) & 7 for c in range(COLUMNS))
+                best = cards_left(hk)
             memo[key] = best
             return best
 
         return value
 
     def value(self, heights: Sequence[int], pos: int, top: int) -> int:
-        hk = sum(h << (3 * c) for c, h in enumerate(heights))
+        hk = heights_key(heights)
         return pos - len(self.stock) if hk == 0 else self._value(hk, pos, top)
 
     def move_values(self, heights: Sequence[int], pos: int, top: int) -> dict[int, int]:

@@ -25,16 +25,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .deals import COLUMNS
 from .rules import EMPTY
-from .solver import Adjacency, check_columns
+from .solver import Adjacency, cards_left, check_columns, heights_key
 
 _RANKS = 14  # rank codes 0 (joker) .. 13
-
-
-def heights_key(heights: Sequence[int]) -> int:
-    """Column heights as one int, 3 bits per column."""
-    return sum(h << (3 * c) for c, h in enumerate(heights))
 
 
 def unseen_key(ranks: Sequence[int]) -> int:
@@ -142,7 +136,7 @@ class UnseenStockSearch:
             plays = self.moves(h, t)
             may_stop = h == 0 or left == 0 or (t != EMPTY and not (self.blocked_only and plays))
             if may_stop:
-                value = (self.chance(h, d, left), -_cards(h))
+                value = (self.chance(h, d, left), -cards_left(h))
                 if value > best:
                     best, best_path = value, here
             for c, after, r in plays:
@@ -151,7 +145,3 @@ class UnseenStockSearch:
                     path[key] = [*here, c]
                     stack.append((after, r))
         return best[0], best_path
-
-
-def _cards(h: int) -> int:
-    return sum((h >> (3 * c)) & 7 for c in range(COLUMNS))
