@@ -121,10 +121,15 @@ def ping_pong(streams: int, seconds: float, processes: int) -> dict[str, float]:
     and the CPU time per round trip of the server and of the clients."""
     tmp = tempfile.mkdtemp(prefix="bench-")
     address = f"unix:{tmp}/ping.sock"
-    ready = mp.Event()
-    server = mp.Process(target=_ping_server, args=(address, ready), daemon=True)
+    # Spawned, not forked: from the second round on this process has run the referee, and
+    # a child forked while gRPC's threads run can hang in gRPC (it did, at round 2).
+    spawn = mp.get_context("spawn")
+    ready = spawn.Event()
+    server = spawn.Process(target=_ping_server, args=(address, ready), daemon=True)
     server.start()
-    ready.wait(10)
+    if not ready.wait(30):
+        server.kill()
+        raise RuntimeError("the ping-pong server did not start within 30 s")
     per = [streams // processes + (1 if i < streams % processes else 0) for i in range(processes)]
     # Fresh interpreters, as bots are: forked children share the parent's warmed memory
     # and cost about a third less CPU per round trip here, which no bot gets.
