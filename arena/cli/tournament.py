@@ -200,14 +200,24 @@ def _settings(
     return TournamentSettings.from_mapping({**base, **overrides})
 
 
+def _sandbox_here(mode: str, cluster: runner.ClusterOptions | None) -> Sandbox | None:
+    """The sandbox resolved on this machine, where the bots run; None when they run on a
+    remote cluster's workers, which resolve ``mode`` themselves (``auto`` is bubblewrap
+    there or the worker refuses): this machine need not have bubblewrap."""
+    if cluster is not None and cluster.address is not None:
+        return None
+    return resolve_sandbox(mode)
+
+
 def _start(
     store: Store,
     settings: TournamentSettings,
     as_json: bool,
     cluster: runner.ClusterOptions | None,
 ) -> None:
-    box = resolve_sandbox(settings.sandbox)
-    settings = dataclasses.replace(settings, sandbox=box.mode)  # auto: what it resolved to
+    box = _sandbox_here(settings.sandbox, cluster)
+    if box is not None:
+        settings = dataclasses.replace(settings, sandbox=box.mode)  # auto: what it resolved to
     try:
         if cluster is not None:  # before anything is recorded
             check_placement([store.entrant(n) for n in settings.entrants()], cluster)
@@ -453,10 +463,13 @@ def tournament_resume(
         record = store.tournament(tournament_id)
     except StoreError as exc:
         raise fail(str(exc)) from exc
-    box = resolve_sandbox(sandbox or record.settings.sandbox)
-    if box.mode != record.settings.sandbox:
+    mode = sandbox or record.settings.sandbox
+    box = _sandbox_here(mode, where)
+    if box is not None:
+        mode = box.mode
+    if mode != record.settings.sandbox:
         store.set_tournament_settings(
-            tournament_id, dataclasses.replace(record.settings, sandbox=box.mode)
+            tournament_id, dataclasses.replace(record.settings, sandbox=mode)
         )
     summary = run_with_progress(store, tournament_id, quiet=as_json, box=box, cluster=where)
     finish(store, summary, as_json)

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
 import time
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -92,6 +95,18 @@ def test_local_workers_store_what_in_process_stores(
 @pytest.fixture
 def cluster(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen[bytes]]]]:
     """A `dask scheduler` and two `dask worker` processes on 127.0.0.1 only."""
+    yield from _cluster(tmp_path, {})
+
+
+@pytest.fixture
+def cluster_without_bwrap(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen[bytes]]]]:
+    """The same, with workers that find no bubblewrap."""
+    yield from _cluster(tmp_path, {"ARENA_BWRAP": str(tmp_path / "no-bwrap")})
+
+
+def _cluster(
+    tmp_path: Path, worker_env: dict[str, str]
+) -> Iterator[tuple[str, list[subprocess.Popen[bytes]]]]:
     procs: list[subprocess.Popen[bytes]] = []
     dask = [*dies_with_tests(), sys.executable, "-m", "distributed.cli.dask_scheduler"]
     address_file = tmp_path / "scheduler.json"
@@ -114,6 +129,7 @@ def cluster(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen[bytes]]
                  address, "--host", "127.0.0.1", "--nthreads", "2", "--no-nanny", "--name", f"w{n}",
                  "--no-dashboard", "--local-directory", str(tmp_path / f"w{n}")],
                 cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                env={**os.environ, **worker_env},
             )
         )  # fmt: skip
     yield address, procs
@@ -171,6 +187,72 @@ def test_cluster_fetches_artifacts_and_survives_a_killed_worker(
     assert unpacked and all(
         p.read_bytes() == (tmp_path / "subbot" / "bot.py").read_bytes() for p in unpacked
     )
+
+
+SPY = """
+import random, socket, sys
+from referee.client import run_bot
+
+def choose(observation, legal):
+    print(f"host={socket.gethostname()}", file=sys.stderr, flush=True)
+    return random.choice(list(legal))
+
+run_bot(choose, name="spy")
+"""
+
+
+def test_a_cluster_resolves_the_sandbox_where_the_bots_run(
+    tmp_path: Path, cluster: tuple[str, list[subprocess.Popen[bytes]]]
+) -> None:
+    """The arena's machine need not have bubblewrap when the bots run on a cluster's
+    workers: `auto` is resolved on each worker, and the bots run confined there."""
+    address, _ = cluster
+    wait_for_workers(address, 2)
+    db = tmp_path / "arena.db"
+    for name in ("spy", "spy2"):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "bot.py").write_text(SPY + f"# {name}\n")
+        (folder / "bot.toml").write_text(
+            f'command = ["{sys.executable}", "bot.py"]\ngames = ["*"]\n'
+        )
+        arena(db, "bots", "submit", name, str(folder))
+    here_without_bwrap = {"ARENA_BWRAP": str(tmp_path / "no-bwrap")}
+    run = ["tournament", "run", "--game", "gin_rummy", "--bots", "spy,spy2", "--rules",
+           "max_hands=1", "--json"]  # fmt: skip
+    refused_here = arena(db, *run, check=False, env=here_without_bwrap)
+    assert refused_here.returncode == 2 and "bubblewrap (bwrap) is not installed" in (
+        refused_here.stderr
+    )
+    arena(db, *run, "--cluster", address, env=here_without_bwrap)
+    [made] = json.loads(arena(db, "tournament", "list", "--json").stdout)
+    assert made["status"] == "finished"
+    with sqlite3.connect(db) as conn:
+        (stored,) = conn.execute("select settings from tournaments").fetchone()
+        replays = [
+            zlib.decompress(z).decode() for (z,) in conn.execute("select jsonl_z from replays")
+        ]
+    assert json.loads(stored)["sandbox"] == "auto"  # each worker resolved it
+    assert replays and all(r.count("host=arena-bot") >= 2 for r in replays)  # bwrap's hostname
+    assert "host=" + socket.gethostname() not in "".join(replays)
+
+
+def test_a_worker_that_cannot_confine_bots_stops_the_tournament(
+    tmp_path: Path, cluster_without_bwrap: tuple[str, list[subprocess.Popen[bytes]]]
+) -> None:
+    address, _ = cluster_without_bwrap
+    wait_for_workers(address, 2)
+    db = tmp_path / "arena.db"
+    prepare(db, tmp_path)
+    stopped = arena(db, *RUN, "--cluster", address, "--shared-bots", check=False)
+    assert stopped.returncode == 2 and "Traceback" not in stopped.stderr
+    assert "cannot run the tournament's bots: bubblewrap (bwrap) is not installed" in (
+        stopped.stderr
+    )
+    assert re.search(r"worker w[01]@", stopped.stderr)
+    [kept] = json.loads(arena(db, "tournament", "list", "--json").stdout)
+    assert kept["status"] == "interrupted"  # resumable once the workers have bubblewrap
+    assert results(db) == []  # nothing ran unconfined
 
 
 def test_killed_arena_resumes_on_workers(
