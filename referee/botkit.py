@@ -4,9 +4,10 @@ referee's way.
 This module, the SDK (:mod:`referee.client`) and the generated messages
 (:mod:`referee.v1`) are what a Python bot may import from this project; they are
 documented in docs/writing-a-bot.md ("Helpers for strategies") and kept stable for bot
-authors, whereas the engines under ``referee.games`` may change at any time. The sample
-bots import nothing else from the project, so any of them can be copied out of the
-repository and run with ``pip install card-arena``. The helpers delegate to the engines:
+authors, whereas the engines under ``referee.games`` may change at any time (a policy
+trained in :mod:`referee.pettingzoo` may import that too). The sample bots import
+nothing else from the project, so any of them can be copied out of the repository and
+run with ``pip install card-arena`` (``rl_policy`` with ``card-arena[rl]``). The helpers delegate to the engines:
 a strategy's deadwood or trick winner is always the one the referee computes.
 
 Cards are :class:`Card` values (``rank`` 1-13, 0 for a joker; ``suit``; ``code`` as in

@@ -84,8 +84,10 @@ class RefereeServicer:
         it when another connection says hello with the same token (the newer stream
         replaces the older), and with RESOURCE_EXHAUSTED when the bot falls 256 messages
         or 4 MiB behind, or sends over 64 messages that answer no waiting Turn (the Turn
-        owed is then a "disconnect" fault). Closing the stream forfeits nothing by itself:
-        reconnect and say hello again; the referee then resends the MatchStart of the
+        owed is then a "disconnect" fault). Dropping the stream forfeits nothing by itself:
+        reconnect and say hello again (but closing only your sending side while the
+        stream stays open is a "malformed" fault on a waiting Turn, as you can no longer
+        answer it); the referee then resends the MatchStart of the
         match in progress and the Turn awaiting an answer (same request_id, seconds_left
         brought up to date, and without the events it carried if it was already sent).
         Events sent while the bot was away are not resent. A Turn whose deadline passes

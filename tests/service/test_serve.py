@@ -145,8 +145,8 @@ def _silent_seats(stub: Any, tokens: Sequence[str]) -> tuple[list[Any], threadin
 
 
 def test_match_status_tells_who_is_to_act_only_to_the_admin(served: str) -> None:
-    # In Dingo only a seat holding a wolf is asked: a public to_act would tell who holds
-    # one, and a public decision count a golf solitaire seat's score.
+    # A public to_act would show every bot's thinking time (and in Dingo before engine
+    # version 3 who held a wolf), and a public decision count a golf solitaire seat's score.
     with grpc.insecure_channel(served) as channel:
         stub = referee_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
         created = stub.CreateMatch(
