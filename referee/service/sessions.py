@@ -183,7 +183,8 @@ class PlayerSession:
                 return
             status = "late" if action.request_id in self.expired else "unknown_request"
             text = (
-                "the answer came after its deadline and was ignored"
+                "that turn is no longer waiting (its deadline passed, or it was answered "
+                "already); ignored"
                 if status == "late"
                 else "no turn with this request id is waiting for you; ignored"
             )
