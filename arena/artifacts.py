@@ -5,7 +5,10 @@ arena keeps, and unpacking that archive read-only where a bot runs.
 A submission is untrusted input. Reading it never follows a path out of the bot's
 directory, never trusts a size an archive header claims, and refuses (with the reason)
 anything it cannot store faithfully: absolute or ``..`` paths, links that leave the bot's
-directory, devices and fifos, duplicate names, too many files or too many bytes.
+directory, devices and fifos, duplicate names, too many files or too many bytes. A link
+is stored as a copy of its file, so it counts as that many bytes more; directory entries
+and archive headers are counted too, so no small archive can make the reader build
+millions of entries or hold more than the limits' worth of unpacked data.
 
 The artifact's identity is the sha256 of a canonical encoding of its files (sorted
 paths, each with its executable bit and bytes), so the same files give the same hash
@@ -18,14 +21,17 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
+import lzma
 import os
 import posixpath
 import shutil
 import stat
+import struct
 import tarfile
 import tempfile
 import tomllib
 import zipfile
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +58,19 @@ class ArtifactLimits:
     # What one submitter's versions may hold in all (unpacked, each content counted once,
     # removed versions too: their results keep them), so no token can fill the disk.
     max_stored_bytes: int = 200 * 1024 * 1024
+
+    @property
+    def max_entries(self) -> int:
+        """Archive entries of any kind (files, links, directories): room for a directory
+        per file, and a bound on what reading the archive's index may build."""
+        return 2 * self.max_files
+
+    @property
+    def max_tar_bytes(self) -> int:
+        """A .tar.gz's whole unpacked stream: the files' bytes, plus at most 2 KiB of
+        headers and padding per entry. Bounds tar headers (a GNU long name, a pax record)
+        that tarfile would read into memory whole, whatever size they claim."""
+        return self.max_bytes + 2048 * self.max_entries
 
 
 @dataclass(frozen=True)
@@ -183,7 +202,7 @@ def parse_manifest(
 ) -> Manifest:
     try:
         data = tomllib.loads(text.decode())
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
         raise SubmissionError(f"{MANIFEST_NAME} is not valid TOML: {exc}") from exc
     unknown = sorted(set(data) - {"command", "games", "description"})
     if unknown:
@@ -247,32 +266,53 @@ def _clean_path(name: str) -> str:
 
 
 class _Budget:
-    """Counts files and unpacked bytes against the limits as they are read."""
+    """Counts entries, files and unpacked bytes against the limits as they are read."""
 
     def __init__(self, limits: ArtifactLimits) -> None:
         self.limits = limits
         self.bytes = 0
         self.files = 0
+        self.entries = 0
 
-    def read(self, name: str, stream: IO[bytes]) -> bytes:
+    def entry(self) -> None:
+        """One more archive entry of any kind, directories included."""
+        self.entries += 1
+        if self.entries > self.limits.max_entries:
+            raise SubmissionError(
+                f"more than {self.limits.max_entries:,} entries (files, links and "
+                "directories) in the archive"
+            )
+
+    def file(self, name: str, size: int) -> None:
+        """One more file of ``size`` bytes (a link's copy: its file's size)."""
         self.files += 1
         if self.files > self.limits.max_files:
             raise SubmissionError(f"more than {self.limits.max_files:,} files")
+        self._grow(name, size)
+
+    def _grow(self, name: str, size: int) -> None:
+        if self.bytes + size > self.limits.max_bytes:
+            raise SubmissionError(
+                f"the bot's files come to more than {self.limits.max_bytes:,} bytes "
+                f"unpacked (at {name!r})"
+            )
+
+    def read(self, name: str, stream: IO[bytes]) -> bytes:
+        self.file(name, 0)
         out = bytearray()
         while chunk := stream.read(_READ_CHUNK):
             out += chunk
-            if self.bytes + len(out) > self.limits.max_bytes:
-                raise SubmissionError(
-                    f"the bot's files come to more than {self.limits.max_bytes:,} bytes "
-                    f"unpacked (at {name!r})"
-                )
+            self._grow(name, len(out))
         self.bytes += len(out)
         return bytes(out)
 
 
-def _with_links(regular: dict[str, BotFile], links: dict[str, str], what: str) -> list[BotFile]:
+def _with_links(
+    regular: dict[str, BotFile], links: dict[str, str], what: str, budget: _Budget
+) -> list[BotFile]:
     """Resolve links (member path -> target path, already inside the directory) to
-    copies of the regular files they name; anything else is refused."""
+    copies of the regular files they name, each counted as a file of its own (it is
+    stored as one); anything else is refused."""
     files = dict(regular)
     for path, target in links.items():
         seen = {path}
@@ -284,6 +324,8 @@ def _with_links(regular: dict[str, BotFile], links: dict[str, str], what: str) -
             raise SubmissionError(
                 f"{path!r} is a {what} to {target!r}, which is not a file in the bot's directory"
             )
+        budget.file(path, len(source.data))
+        budget.bytes += len(source.data)
         files[path] = BotFile(path, source.data, source.executable)
     return list(files.values())
 
@@ -331,14 +373,48 @@ def _read_directory(root: Path, limits: ArtifactLimits) -> Iterator[BotFile]:
             yield BotFile(_clean_path(relative), data, bool(info.st_mode & 0o111))
 
 
+# What reading a zip's index may cost: zipfile builds an entry for every record in the
+# central directory, however many the end record declares, so its size is bounded first.
+_ZIP_INDEX_BYTES_PER_ENTRY = 256
+_ZIP_END = struct.Struct("<4s4H2LH")  # end of central directory record
+_ZIP64_LOCATOR = struct.Struct("<4sLQL")
+_ZIP64_END = struct.Struct("<4sQ2H2L4Q")
+
+
+def _zip_index(data: bytes) -> tuple[int, int]:
+    """The entry count and central directory size a zip's end record declares (its
+    ZIP64 record's, where it has one)."""
+    end = data.rfind(b"PK\x05\x06", max(0, len(data) - _ZIP_END.size - 0xFFFF))
+    if end < 0 or end + _ZIP_END.size > len(data):
+        raise SubmissionError("a damaged or unsupported zip archive: no end record")
+    _, _, _, _, entries, size, _, _ = _ZIP_END.unpack_from(data, end)
+    locator = end - _ZIP64_LOCATOR.size
+    if locator >= 0 and data[locator : locator + 4] == b"PK\x06\x07":
+        _, _, offset, _ = _ZIP64_LOCATOR.unpack_from(data, locator)
+        if offset + _ZIP64_END.size > len(data) or data[offset : offset + 4] != b"PK\x06\x06":
+            raise SubmissionError("a damaged or unsupported zip archive: bad ZIP64 end record")
+        fields = _ZIP64_END.unpack_from(data, offset)
+        entries, size = fields[7], fields[8]
+    return entries, size
+
+
 def _read_zip(data: bytes, limits: ArtifactLimits) -> list[BotFile]:
     budget = _Budget(limits)
     regular: dict[str, BotFile] = {}
     links: dict[str, str] = {}
+    entries, index_bytes = _zip_index(data)
+    if (
+        entries > limits.max_entries
+        or index_bytes > _ZIP_INDEX_BYTES_PER_ENTRY * limits.max_entries
+    ):
+        raise SubmissionError(
+            f"the zip archive's index declares {entries:,} entries in {index_bytes:,} bytes; "
+            f"at most {limits.max_entries:,} entries (files, links and directories) are read"
+        )
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-        members = archive.infolist()
-        for info in members:
+        for info in archive.infolist():
+            budget.entry()
             if info.is_dir():
                 continue
             path = _clean_path(info.filename)
@@ -353,9 +429,34 @@ def _read_zip(data: bytes, limits: ArtifactLimits) -> list[BotFile]:
                 raise SubmissionError(f"{path!r} is not a regular file")
             with archive.open(info) as stream:
                 regular[path] = BotFile(path, budget.read(path, stream), bool(mode & 0o111))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError) as exc:
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        NotImplementedError,
+        EOFError,
+        RuntimeError,  # an encrypted member
+        OSError,
+        zlib.error,
+        lzma.LZMAError,
+        ValueError,
+    ) as exc:
+        if isinstance(exc, SubmissionError):
+            raise
         raise SubmissionError(f"a damaged or unsupported zip archive: {exc}") from exc
-    return _with_links(regular, links, "symlink")
+    return _with_links(regular, links, "symlink", budget)
+
+
+def _gunzip(data: bytes, limit: int) -> bytes:
+    """A .tar.gz's tar stream, refused once it passes ``limit`` bytes."""
+    out = bytearray()
+    with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+        while chunk := stream.read(_READ_CHUNK):
+            out += chunk
+            if len(out) > limit:
+                raise SubmissionError(
+                    f"the .tar.gz unpacks to more than {limit:,} bytes (files, headers and padding)"
+                )
+    return bytes(out)
 
 
 def _read_tar(data: bytes, limits: ArtifactLimits) -> list[BotFile]:
@@ -363,8 +464,10 @@ def _read_tar(data: bytes, limits: ArtifactLimits) -> list[BotFile]:
     regular: dict[str, BotFile] = {}
     links: dict[str, str] = {}
     try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
+        tar_stream = _gunzip(data, limits.max_tar_bytes)
+        with tarfile.open(fileobj=io.BytesIO(tar_stream), mode="r:") as archive:
             for member in archive:
+                budget.entry()
                 if member.isdir():
                     continue
                 path = _clean_path(member.name)
@@ -381,9 +484,11 @@ def _read_tar(data: bytes, limits: ArtifactLimits) -> list[BotFile]:
                     )
                 else:
                     raise SubmissionError(f"{path!r} is not a regular file")
-    except (tarfile.TarError, EOFError, OSError) as exc:
+    except (tarfile.TarError, EOFError, OSError, zlib.error, ValueError) as exc:
+        if isinstance(exc, SubmissionError):
+            raise
         raise SubmissionError(f"a damaged .tar.gz archive: {exc}") from exc
-    return _with_links(regular, links, "link")
+    return _with_links(regular, links, "link", budget)
 
 
 # ---- unpacking where a bot runs ------------------------------------------------------

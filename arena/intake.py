@@ -162,6 +162,7 @@ def submit_archive(
     (CheckFailed, TryLater and QuotaExceeded among them)."""
     store = Store(db)
     try:
+        store.check_submittable(name, submitter)  # before reading, or a check's matches
         artifact = read_archive(
             archive, limits, command=list(command) or None, games=list(games) or None
         )

@@ -341,12 +341,20 @@ class Store:
         """Store a new version of a submitted bot (see arena.submissions); raises
         SubmissionRefused (NameTaken for another's name)."""
         with self.writing():
-            if self.db.table("entrants").count_where("name = ?", [name]):
-                raise NameTaken(
-                    f"{name!r} is a plain-command bot ('arena bots add'); submit under another name"
-                )
+            self.check_submittable(name, submitter)  # again, as stored now
             version = self.submissions.submit(name, artifact, submitter)
         return self._version_entrant(version, unpack=False)
+
+    def check_submittable(self, name: str, submitter: str) -> None:
+        """Refuse (SubmissionRefused, NameTaken) a name under which ``submitter`` may not
+        store a version: checked before any work on a submission (reading it, a check's
+        matches), and again when it is stored."""
+        check_name(name)
+        if self.db.table("entrants").count_where("name = ?", [name]):
+            raise NameTaken(
+                f"{name!r} is a plain-command bot ('arena bots add'); submit under another name"
+            )
+        self.submissions.check_owner(name, submitter)
 
     def remove_entrant(self, ref: str) -> list[str]:
         """Stop scheduling a bot (every version, or ``NAME@v``); its history stays.

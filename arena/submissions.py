@@ -153,16 +153,20 @@ class Submissions:
 
     # ---- versions -------------------------------------------------------------
 
+    def check_owner(self, name: str, submitter: str) -> None:
+        """Refuse ``name`` if its versions belong to another submitter."""
+        owner = self.owner(name)
+        if owner is not None and owner != submitter:
+            raise NameTaken(
+                f"the bot name {name!r} belongs to submitter {owner!r}; choose another name"
+            )
+
     def submit(self, name: str, artifact: Artifact, submitter: str) -> BotVersion:
         """Store ``artifact`` as the next version of ``name`` for ``submitter``."""
         check_name(name)
         manifest = artifact.manifest
         with write_transaction(self.db):  # the name's owner and next version, as stored now
-            owner = self.owner(name)
-            if owner is not None and owner != submitter:
-                raise NameTaken(
-                    f"the bot name {name!r} belongs to submitter {owner!r}; choose another name"
-                )
+            self.check_owner(name, submitter)
             if not self.has_artifact(artifact.sha256):
                 self.db.table("artifacts").insert(
                     {

@@ -172,6 +172,7 @@ def bots_submit(
     copied into the arena; each submission under NAME is a new version (NAME@v)."""
     store = open_store(db)
     try:
+        store.check_submittable(name, submitter)  # before reading, or a check's matches
         artifact = read_submission(path, command=list(ctx.args) or None, games=game)
         if check:
             _check_submission(name, artifact, move_seconds, resolve_sandbox(sandbox))

@@ -189,9 +189,131 @@ def test_size_limits_count_unpacked_bytes_not_headers() -> None:
         read_archive(archive, ArtifactLimits(max_bytes=1024 * 1024))
     with pytest.raises(SubmissionError, match="the limit is 1,000"):
         read_archive(archive, ArtifactLimits(max_upload_bytes=1000))
-    many = zip_of({"bot.toml": MANIFEST, **{f"f{i}.txt": b"x" for i in range(20)}})
+    many = zip_of({"bot.toml": MANIFEST, **{f"f{i}.txt": b"x" for i in range(15)}})
     with pytest.raises(SubmissionError, match="more than 10 files"):
         read_archive(many, ArtifactLimits(max_files=10))
+
+
+LIMITS = ArtifactLimits(max_bytes=100_000, max_files=10)  # 20 entries, 140,960 tar bytes
+
+
+@pytest.mark.parametrize("kind", [tarfile.LNKTYPE, tarfile.SYMTYPE])
+def test_a_link_counts_as_the_copy_it_is_stored_as(kind: bytes) -> None:
+    # Links were free: 20,000 of them to one file made a 20,002-file bot of 53 bytes,
+    # and 10 to a 10 MB file one of 110 MB, past every limit and the storage quota.
+    big = tar_file("big.bin", b"\0" * 40_000)
+    two = tar_of(tar_file("bot.toml", MANIFEST), big, tar_link("a", "big.bin", kind))
+    assert read_archive(two, LIMITS).size == 80_000 + len(MANIFEST)
+    three = tar_of(
+        tar_file("bot.toml", MANIFEST), big, *(tar_link(n, "big.bin", kind) for n in "ab")
+    )
+    with pytest.raises(SubmissionError, match=r"more than 100,000 bytes unpacked \(at 'b'\)"):
+        read_archive(three, LIMITS)
+    many = tar_of(
+        tar_file("bot.toml", MANIFEST),
+        tar_file("empty", b""),
+        *(tar_link(f"l{i}", "empty", kind) for i in range(12)),
+    )
+    with pytest.raises(SubmissionError, match="more than 10 files"):
+        read_archive(many, LIMITS)
+
+
+def test_zip_symlinks_count_as_copies() -> None:
+    archive = zip_of(
+        {"bot.toml": MANIFEST, "big.bin": b"\0" * 40_000}, {"a": "big.bin", "b": "big.bin"}
+    )
+    with pytest.raises(SubmissionError, match="more than 100,000 bytes unpacked"):
+        read_archive(archive, LIMITS)
+
+
+def test_directory_entries_count_and_stop_reading() -> None:
+    dirs = []
+    for i in range(30):
+        info = tarfile.TarInfo(f"d{i}")
+        info.type = tarfile.DIRTYPE
+        dirs.append((info, None))
+    with pytest.raises(SubmissionError, match="more than 20 entries"):
+        read_archive(tar_of(tar_file("bot.toml", MANIFEST), *dirs), LIMITS)
+    raw = io.BytesIO()
+    with zipfile.ZipFile(raw, "w") as archive:
+        archive.writestr("bot.toml", MANIFEST)
+        for i in range(30):
+            archive.writestr(f"d{i}/", b"")
+    with pytest.raises(SubmissionError, match="declares 31 entries"):
+        read_archive(raw.getvalue(), LIMITS)
+
+
+def test_a_zip_index_larger_than_its_entries_allow_is_not_read() -> None:
+    # zipfile builds an entry per record however many the end record declares: a 50 MB
+    # upload declaring 1.1 million took a server from 85 to 529 MB before its refusal.
+    archive = bytearray(zip_of({"bot.toml": MANIFEST}))
+    end = archive.rfind(b"PK\x05\x06")
+    archive[end + 12 : end + 16] = (20 * 256 + 1).to_bytes(4, "little")  # its index size
+    with pytest.raises(SubmissionError, match="at most 20 entries"):
+        read_archive(bytes(archive), LIMITS)
+
+
+def test_tar_headers_count_toward_the_unpacked_bytes() -> None:
+    # A GNU long name is read into memory whole: 1 GB of one compressed to about 1 MB.
+    info = tarfile.TarInfo("n" * 500_000)
+    info.size = 1
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w:gz", format=tarfile.GNU_FORMAT) as tar:
+        tar.addfile(tarfile.TarInfo("bot.toml"), io.BytesIO(b""))
+        tar.addfile(info, io.BytesIO(b"x"))
+    assert len(raw.getvalue()) < 10_000
+    with pytest.raises(SubmissionError, match="unpacks to more than 140,960 bytes"):
+        read_archive(raw.getvalue(), LIMITS)
+
+
+def _encrypted_zip() -> bytes:
+    archive = bytearray(zip_of({"bot.toml": MANIFEST, "bot.py": BOT}))
+    for signature, flags_at in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = archive.find(signature)
+        while at >= 0:
+            archive[at + flags_at] |= 1  # the "encrypted" flag
+            at = archive.find(signature, at + 4)
+    return bytes(archive)
+
+
+def _corrupt_member(method: int) -> bytes:
+    raw = io.BytesIO()
+    with zipfile.ZipFile(raw, "w", method) as archive:
+        archive.writestr("bot.toml", MANIFEST)
+        archive.writestr("bot.py", BOT * 200)
+    data = bytearray(raw.getvalue())
+    at = data.find(b"PK\x03\x04", 4)  # bot.py's local header
+    name_len, extra_len = (
+        int.from_bytes(data[at + 26 : at + 28], "little"),
+        int.from_bytes(data[at + 28 : at + 30], "little"),
+    )
+    start = at + 30 + name_len + extra_len
+    data[start : start + 8] = b"\xff" * 8  # its compressed bytes
+    return bytes(data)
+
+
+@pytest.mark.parametrize(
+    "archive",
+    [
+        _encrypted_zip(),
+        _corrupt_member(zipfile.ZIP_DEFLATED),
+        _corrupt_member(zipfile.ZIP_BZIP2),
+        _corrupt_member(zipfile.ZIP_LZMA),
+        gzip.compress(b"\0" * 100)[:-12] + b"\xff" * 12,  # a damaged gzip end
+    ],
+    ids=["encrypted", "deflate", "bzip2", "lzma", "gzip"],
+)
+def test_undecodable_archives_are_a_clear_refusal(archive: bytes) -> None:
+    # Each raised something other than SubmissionError, and the web upload's handler
+    # dropped the connection with a traceback.
+    with pytest.raises(SubmissionError, match="damaged"):
+        read_archive(archive)
+
+
+def test_a_deeply_nested_manifest_is_a_clear_refusal() -> None:
+    deep = b"x = " + b"[" * 5000 + b"]" * 5000 + b"\n"
+    with pytest.raises(SubmissionError, match="not valid TOML"):
+        read_archive(zip_of({"bot.toml": deep}))
 
 
 def test_tar_member_over_the_budget_stops_reading() -> None:

@@ -40,6 +40,7 @@ from arena.intake import (
 )
 from arena.store import Store
 from arena.submission_service import add_submission_service
+from arena.submissions import SubmissionRefused
 from arena.web import server as web_server_module
 from arena.web.server import make_server
 from referee.service import RefereeCore, bound_addresses, start_server
@@ -317,6 +318,33 @@ def test_uploads_at_once_stay_within_the_quota(
         outcomes = sorted(pool.map(upload, range(4)))
     assert outcomes == ["refused", "refused", "refused", "stored"]
     assert stored(db) == [("a", 1, "alice")]
+
+
+@pytest.mark.parametrize(
+    ("name", "refusal"),
+    [
+        ("plain", "is a plain-command bot"),
+        ("bobs", "belongs to submitter 'bob'"),
+        ("<b>x", "up to 64"),
+    ],
+)
+def test_a_name_that_cannot_be_stored_is_refused_before_any_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, refusal: str
+) -> None:
+    """A check (sandboxed matches) ran for uploads whose name was refused only afterwards,
+    and the refusal came back as the check's 422 instead of the name's 403 or 400."""
+    db = tmp_path / "arena.db"
+    arena(db, "bots", "add", "plain", "--game", "golf", "--", sys.executable, "bot.py")
+    submit_archive(db, "bob", "bobs", bot_zip())
+
+    def no_work(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a refused name's archive was read or checked")
+
+    monkeypatch.setattr(checks, "check_artifact", no_work)
+    monkeypatch.setattr("arena.intake.read_archive", no_work)
+    with pytest.raises(SubmissionRefused, match=refusal):
+        submit_archive(db, "alice", name, bot_zip(), check=True)
+    assert stored(db) == [("bobs", 1, "bob")]
 
 
 def test_a_quota_must_be_positive(tmp_path: Path) -> None:
