@@ -12,7 +12,7 @@ import subprocess
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -53,13 +53,16 @@ def random_bots(address: str, tokens: Iterable[str]) -> list[subprocess.Popen[by
 
 
 @contextlib.contextmanager
-def arena_process(*args: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    """`arena ARGS` as its own process; yields it and the first line it prints (a server's
-    address line), and stops it at the end."""
+def arena_process(
+    *args: str, stderr: IO[Any] | None = None
+) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """`arena ARGS` as its own process (its stderr to ``stderr`` if given); yields it and
+    the first line it prints (a server's address line), and stops it at the end."""
     proc = subprocess.Popen(
         [*dies_with_tests(), sys.executable, "-m", "arena.cli", *args],
         cwd=ROOT,
         stdout=subprocess.PIPE,
+        stderr=stderr,
         text=True,
     )
     try:

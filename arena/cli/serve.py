@@ -258,7 +258,8 @@ def web_cmd(
             db,
             host,
             port,
-            None if quiet else lambda m: err.print(m, highlight=False),
+            # Plain text: the lines quote requests, which must not be read as markup.
+            None if quiet else lambda m: err.out(m, highlight=False),
             upload_limits=limits,
         )
     except (StoreError, OSError) as exc:

@@ -11,6 +11,7 @@ import sqlite3
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -24,6 +25,7 @@ from arena.artifacts import ArtifactLimits, SubmissionError
 from arena.disclosure import withheld_reason
 from arena.intake import UPLOAD_LIMITS, UploadPlaces, authenticate
 from arena.leaderboard import leaderboard
+from arena.rendering import terminal_text
 from arena.store import Store, StoreError
 from arena.submissions import SubmissionRefused
 from arena.web.pages import link, page, table
@@ -37,6 +39,7 @@ from arena.web.upload import (
     too_large,
     upload_page,
 )
+from referee.game import UnknownGame
 from referee.replay import ReplayError, parse_replay
 from referee.service.peers import PerAddress
 
@@ -53,6 +56,7 @@ _BUSY = (
 )
 REFUSALS_LOGGED_EVERY = 10.0  # seconds: a flood of refusals is one log line per window
 DISCARD_SECONDS = 10.0  # how long a refused upload's body is read (and dropped) at most
+_INTERNAL_ERROR_TEXT = b"internal server error\n"
 
 
 class NotFound(LookupError):
@@ -72,6 +76,16 @@ class Response:
 
 def _html(text: str, status: int = HTTPStatus.OK) -> Response:
     return Response(status, "text/html; charset=utf-8", text.encode())
+
+
+def _natural(text: str) -> int | None:
+    """``text`` as a whole number, or None: ASCII digits only (str.isdigit also takes "²"
+    and other scripts' digits, which int() refuses or reads), at most 63 bits (an SQLite
+    INTEGER; the length check also keeps clear of int()'s digit limit)."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 19:
+        return None
+    value = int(text)
+    return value if value < 2**63 else None
 
 
 def match_href(match_id: str) -> str:
@@ -219,15 +233,21 @@ def route(db: Path, path: str, query: dict[str, list[str]]) -> Response:
             return _html(_index(store))
         if parts == ["submit"]:
             return _html(upload_page())
-        if parts[0] == "tournament" and len(parts) == 2 and parts[1].isdigit():
-            report = gather(store, int(parts[1]))
+        if parts[0] == "tournament" and len(parts) == 2:
+            tournament_id = _natural(parts[1])
+            if tournament_id is None:
+                raise NotFound("no such tournament")
+            report = gather(store, tournament_id)
             return _html(report_html(report, match_href, back=("/", "all tournaments")))
         if parts == ["matches"]:
             tournament = arg.get("tournament")
-            rows = store.matches(
-                arg.get("game") or None,
-                int(tournament) if tournament and tournament.isdigit() else None,
-                arg.get("bot") or None,
+            tournament_id = _natural(tournament) if tournament else None
+            # A tournament filter that is not an id matches nothing (as an unknown bot or
+            # game does), rather than being ignored.
+            rows = (
+                []
+                if tournament and tournament_id is None
+                else store.matches(arg.get("game") or None, tournament_id, arg.get("bot") or None)
             )
             title = "Matches" + "".join(f" · {k} {v}" for k, v in sorted(arg.items()))
             return _html(page(title, _matches_table(rows), f"{len(rows)} matches", ("/", "home")))
@@ -253,29 +273,53 @@ class _Handler(BaseHTTPRequestHandler):
         self.connection.settimeout(self.server.idle_seconds)
 
     def do_GET(self) -> None:
-        url = urlsplit(self.path)
-        try:
-            response = route(self.server.db, url.path, parse_qs(url.query))
-        except (NotFound, StoreError) as exc:
-            response = _error_page(HTTPStatus.NOT_FOUND, str(exc))
-        except Withheld as exc:
-            response = _error_page(HTTPStatus.FORBIDDEN, str(exc))
-        except (ReplayError, sqlite3.Error, ValueError) as exc:
-            response = _error_page(HTTPStatus.INTERNAL_SERVER_ERROR, str(exc))
-        self._send(response)
+        self._answer(self._get)
+
+    def do_HEAD(self) -> None:
+        self._answer(self._get, body=False)
 
     def do_POST(self) -> None:
-        if urlsplit(self.path).path != SUBMIT_PATH:
-            self._send(Response(HTTPStatus.NOT_FOUND, "text/plain", b"not found\n"))
-            return
+        self._answer(self._post)
+
+    def _answer(self, respond: Callable[[], Response], body: bool = True) -> None:
         try:
-            length = int(self.headers.get("Content-Length", ""))
-        except ValueError:
-            length = -1
+            response = respond()
+        except (ConnectionError, TimeoutError):
+            raise  # the client left or went silent: no one to answer (handle_error drops it)
+        except Exception:
+            # A bug, not the client's doing: a short 500 rather than a dropped connection;
+            # the traceback goes to the log only, and once (the exception stops here).
+            self.server.handle_error(self.request, self.client_address)
+            self.close_connection = True  # an upload's body may be left unread
+            response = Response(
+                HTTPStatus.INTERNAL_SERVER_ERROR, "text/plain", _INTERNAL_ERROR_TEXT
+            )
+        self._send(response, body)
+
+    def _get(self) -> Response:
+        url = urlsplit(self.path)
+        try:
+            return route(self.server.db, url.path, parse_qs(url.query))
+        except (NotFound, StoreError, UnknownGame) as exc:
+            return _error_page(HTTPStatus.NOT_FOUND, str(exc))
+        except Withheld as exc:
+            return _error_page(HTTPStatus.FORBIDDEN, str(exc))
+        except (ReplayError, sqlite3.Error, ValueError) as exc:
+            return _error_page(HTTPStatus.INTERNAL_SERVER_ERROR, str(exc))
+
+    def _post(self) -> Response:
+        if urlsplit(self.path).path != SUBMIT_PATH:
+            return Response(HTTPStatus.NOT_FOUND, "text/plain", b"not found\n")
+        declared = self.headers.get("Content-Length")
+        # ASCII digits only (int() would also take "+5", "1_0", " 5"); optional whitespace
+        # around a header's value is allowed by HTTP.
+        length = None if declared is None else _natural(declared.strip(" \t"))
         status: int
         answer: dict[str, Any]
-        if length < 0:
+        if declared is None:
             status, answer = HTTPStatus.LENGTH_REQUIRED, {"error": "send Content-Length"}
+        elif length is None:
+            status, answer = HTTPStatus.BAD_REQUEST, {"error": "bad Content-Length"}
         else:
             refusal = too_large(length)
             if refusal is not None:
@@ -283,7 +327,7 @@ class _Handler(BaseHTTPRequestHandler):
                 status, answer = refusal
             else:
                 status, answer = self._upload(length)
-        self._send(Response(status, "application/json", json_body(answer)))
+        return Response(status, "application/json", json_body(answer))
 
     def _upload(self, length: int) -> tuple[int, dict[str, Any]]:
         """Admit the upload (its token, the uploads taken in at once), then read it."""
@@ -337,18 +381,19 @@ class _Handler(BaseHTTPRequestHandler):
         with contextlib.suppress(OSError):  # TimeoutError among them
             self._read_body(length, DISCARD_SECONDS, keep=False)
 
-    def _send(self, response: Response) -> None:
+    def _send(self, response: Response, body: bool = True) -> None:
+        """Send ``response``; without ``body`` (HEAD) the same status and headers only."""
         self.send_response(response.status)
         self.send_header("Content-Type", response.content_type)
         self.send_header("Content-Length", str(len(response.body)))
         if response.status == HTTPStatus.SERVICE_UNAVAILABLE:  # busy: come back later
             self.send_header("Retry-After", "30")
         self.end_headers()
-        self.wfile.write(response.body)
+        if body:
+            self.wfile.write(response.body)
 
     def log_message(self, format: str, *args: Any) -> None:
-        if self.server.log is not None:
-            self.server.log(format % args)
+        self.server.say(format % args)
 
 
 class ArenaServer(ThreadingHTTPServer):
@@ -398,12 +443,25 @@ class ArenaServer(ThreadingHTTPServer):
         finally:
             self._give_back(str(client_address[0]))
 
+    def say(self, text: str, error: bool = False) -> None:
+        """Log ``text``. Every line of the server's log passes here, and most quote what a
+        client sent: control characters are shown as escapes, so a request cannot drive
+        the operator's terminal. An ``error`` is shown on stderr even with no log."""
+        text = terminal_text(text)
+        if self.log is not None:
+            self.log(text)
+        elif error:
+            sys.stderr.write(text + "\n")
+
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A client that left mid-answer or went silent is not the server's error: no
         # traceback for it (clients could otherwise fill the log with them at will).
         if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
             return
-        super().handle_error(request, client_address)
+        # Through say(), not socketserver's print: the error may quote the request.
+        self.say(
+            f"{client_address[0]}: error answering:\n{traceback.format_exc().rstrip()}", error=True
+        )
 
     def _give_back(self, address: str) -> None:
         with self.open_lock:
@@ -418,7 +476,7 @@ class ArenaServer(ThreadingHTTPServer):
         self.refused_since_log += 1
         now = time.monotonic()
         if self.log is not None and now - self.refusals_logged_at >= REFUSALS_LOGGED_EVERY:
-            self.log(
+            self.say(
                 f"{address}: refused, too many connections at once "
                 f"({self.refused_since_log} refused since the last such line)"
             )

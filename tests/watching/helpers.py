@@ -57,9 +57,15 @@ TABLES: dict[str, tuple[int, list[tuple[str, str]], list[str]]] = {
 
 
 @contextlib.contextmanager
-def arena_web(db: Path) -> Iterator[str]:
-    """A real `arena web` process on a free port for ``db``; yields its base URL."""
-    with arena_process("web", "--port", "0", "--quiet", "--db", str(db)) as (_, line):
+def arena_web(db: Path, log: Path | None = None) -> Iterator[str]:
+    """A real `arena web` process on a free port for ``db``; yields its base URL. With
+    ``log``, its request log (its stderr) is written there; without, it logs nothing."""
+    quiet = [] if log else ["--quiet"]
+    with contextlib.ExitStack() as stack:
+        stderr = stack.enter_context(log.open("w")) if log else None
+        _, line = stack.enter_context(
+            arena_process("web", "--port", "0", *quiet, "--db", str(db), stderr=stderr)
+        )
         assert line.startswith(f"serving {db} on http://127.0.0.1:"), line
         yield line.split()[-1].rstrip("/")
 

@@ -6,15 +6,21 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import sqlite3
+import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
+from arena.web import server as web_server
+from arena.web.server import Response, make_server
+from arena.web.upload import SUBMIT_PATH
 from tests.conftest import arena
 from tests.watching.helpers import arena_web
 
@@ -128,3 +134,121 @@ def test_web_replay_page_plays_in_chromium(web: tuple[str, Path, int], page: Any
     assert page.get_attribute("body", "data-frame") == "1"
     page.click("header a")
     page.wait_for_selector("table.leaderboard")
+
+
+def raw(base: str, request: bytes) -> bytes:
+    """The whole answer to ``request`` sent byte for byte (urllib would refuse or re-quote
+    the odd ones); b"" if the server dropped the connection."""
+    url = urlsplit(base)
+    with socket.create_connection((url.hostname, url.port), timeout=30) as conn:
+        conn.sendall(request)
+        chunks = []
+        while chunk := conn.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def status_of(answer: bytes) -> int:
+    assert answer, "the connection was dropped with no answer"
+    return int(answer.split(b" ", 2)[1])
+
+
+def test_web_log_shows_requests_as_plain_text(tournament: Any, tmp_path: Path) -> None:
+    """What a client sends is neither rich markup nor terminal control sequences in the
+    request log."""
+    db, _ = tournament("gin_rummy")
+    log = tmp_path / "web.log"
+    with arena_web(db, log) as base:
+        for target, status in [
+            (b"/matches?bot=[/]", 200),  # a markup error
+            (b"/matches?bot=[red]x", 200),  # a style
+            (b"/[bold]\x1b]0;PWNED\x07\x1b[2J", 404),  # retitle the window, clear it
+            (b"/\x9b2J", 404),  # the one-byte CSI (read as Latin-1)
+        ]:
+            assert status_of(raw(base, b"GET " + target + b" HTTP/1.0\r\n\r\n")) == status
+        assert get(base + "/")[0] == 200  # still serving
+    text = log.read_text()
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", text), repr(text)
+    assert "Error" not in text and "Traceback" not in text, text
+    for line in [
+        '"GET /matches?bot=[/] HTTP/1.0" 200',
+        '"GET /matches?bot=[red]x HTTP/1.0" 200',
+        '"GET /[bold]\\x1b]0;PWNED\\x07\\x1b[2J HTTP/1.0" 404',
+        '"GET /\\x9b2J HTTP/1.0" 404',
+    ]:
+        assert line in text, text
+
+
+def test_web_bad_ids_and_names_are_not_found(web: tuple[str, Path, int]) -> None:
+    base, _, tid = web
+    for path in [
+        "/tournament/99999999999999999999",  # past SQLite's 64-bit INTEGER
+        "/tournament/9223372036854775807",  # fits, but there is none
+        "/tournament/%C2%B2",  # "²": str.isdigit() but not int()
+        "/tournament/%D9%A1",  # an Arabic-Indic 1 (int() reads it)
+        "/tournament/" + "1" * 5000,  # past int()'s digit limit
+        f"/tournament/+{tid}",
+        "/leaderboard/nosuchgame",
+    ]:
+        assert get(base + path)[0] == 404, path
+    assert get(f"{base}/tournament/{tid}")[0] == 200
+    # A tournament filter that is no id matches no match (as an unknown bot does).
+    for value in ["99999999999999999999", "%D9%A1", "x"]:
+        status, _, listed = get(f"{base}/matches?tournament={value}")
+        assert status == 200 and "0 matches" in listed, value
+    status, _, listed = get(f"{base}/matches?tournament={tid}")
+    assert status == 200 and "0 matches" not in listed
+
+
+def test_web_head_and_content_length(web: tuple[str, Path, int]) -> None:
+    base, _, tid = web
+    for path in ["/", f"/tournament/{tid}", "/nope"]:
+        head = raw(base, f"HEAD {path} HTTP/1.0\r\n\r\n".encode())
+        headers, _, body = head.partition(b"\r\n\r\n")
+        status, _, page = get(base + path)
+        assert status_of(head) == status and body == b"", path
+        assert f"Content-Length: {len(page.encode())}".encode() in headers, path
+    post = f"POST {SUBMIT_PATH} HTTP/1.0\r\nX-Submitter-Token: t\r\n"
+    for header, status in [
+        ("Content-Length: 1_0\r\n", 400),
+        ("Content-Length: +5\r\n", 400),
+        ("Content-Length: -5\r\n", 400),
+        ("Content-Length: ١\r\n", 400),
+        ("", 411),
+    ]:
+        answer = raw(base, f"{post}{header}\r\nabcde".encode())
+        assert status_of(answer) == status, header
+        if status == 400:
+            assert answer.endswith(b'{"error": "bad Content-Length"}')
+    assert get(base + "/")[0] == 200  # still serving
+
+
+def test_web_unexpected_error_is_a_plain_500(
+    tournament: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug in a page is a short 500 (the traceback logged once), not a dropped
+    connection, and the server goes on."""
+    db, _ = tournament("gin_rummy")
+    lines: list[str] = []
+    server = make_server(db, port=0, log=lines.append)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    real_route = web_server.route
+
+    def route(db: Path, path: str, query: dict[str, list[str]]) -> Response:
+        if path == "/boom":
+            raise OverflowError("secret detail")
+        return real_route(db, path, query)
+
+    monkeypatch.setattr(web_server, "route", route)
+    try:
+        answer = raw(base, b"GET /boom HTTP/1.0\r\n\r\n")
+        assert status_of(answer) == 500
+        assert answer.endswith(b"\r\n\r\ninternal server error\n")
+        assert get(base + "/")[0] == 200
+    finally:
+        server.shutdown()
+        server.server_close()
+    text = "\n".join(lines)
+    assert text.count("OverflowError: secret detail") == 1, text
+    assert '"GET /boom HTTP/1.0" 500' in text
