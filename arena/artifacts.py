@@ -41,6 +41,7 @@ from referee.game import game_names
 
 MANIFEST_NAME = "bot.toml"
 _READ_CHUNK = 1 << 16
+_SPOOL_BYTES = 4 << 20  # a .tar.gz's tar stream past this goes to a temporary file
 
 
 class SubmissionError(ValueError):
@@ -446,17 +447,20 @@ def _read_zip(data: bytes, limits: ArtifactLimits) -> list[BotFile]:
     return _with_links(regular, links, "symlink", budget)
 
 
-def _gunzip(data: bytes, limit: int) -> bytes:
-    """A .tar.gz's tar stream, refused once it passes ``limit`` bytes."""
-    out = bytearray()
+def _gunzipped(data: bytes, limit: int, into: IO[bytes]) -> IO[bytes]:
+    """``into``, holding a .tar.gz's tar stream and rewound; refused once the stream
+    passes ``limit`` bytes."""
+    written = 0
     with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
         while chunk := stream.read(_READ_CHUNK):
-            out += chunk
-            if len(out) > limit:
+            written += len(chunk)
+            if written > limit:
                 raise SubmissionError(
                     f"the .tar.gz unpacks to more than {limit:,} bytes (files, headers and padding)"
                 )
-    return bytes(out)
+            into.write(chunk)
+    into.seek(0)
+    return into
 
 
 def _read_tar(data: bytes, limits: ArtifactLimits) -> list[BotFile]:
@@ -464,8 +468,14 @@ def _read_tar(data: bytes, limits: ArtifactLimits) -> list[BotFile]:
     regular: dict[str, BotFile] = {}
     links: dict[str, str] = {}
     try:
-        tar_stream = _gunzip(data, limits.max_tar_bytes)
-        with tarfile.open(fileobj=io.BytesIO(tar_stream), mode="r:") as archive:
+        # Spooled to disk past a few MB: the tar stream need not sit in memory beside the
+        # files read from it.
+        with (
+            tempfile.SpooledTemporaryFile(_SPOOL_BYTES) as spool,
+            tarfile.open(
+                fileobj=_gunzipped(data, limits.max_tar_bytes, spool), mode="r:"
+            ) as archive,
+        ):
             for member in archive:
                 budget.entry()
                 if member.isdir():
