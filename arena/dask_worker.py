@@ -16,7 +16,6 @@ from typing import Any
 from distributed import WorkerPlugin, get_worker
 
 from arena.artifacts import unpack
-from arena.distributed import ClusterError
 from arena.matchplay import HostSettings, MatchHost, MatchJob, MatchNotPlayed, PlayedMatch
 from arena.sandbox import SandboxError
 
@@ -93,8 +92,8 @@ def play_on_worker(
     where = f"{worker.name}@{socket.gethostname()}"
     try:
         host = hosts.host(settings)
-    except SandboxError as exc:  # this worker cannot confine bots: stop, saying which
-        raise ClusterError(f"worker {where} cannot run the tournament's bots: {exc}") from None
+    except SandboxError as exc:  # this worker cannot confine bots: say which (the arena stops)
+        raise SandboxError(f"worker {where} cannot run the tournament's bots: {exc}") from None
     future = asyncio.run_coroutine_threadsafe(
         host.play(replace(job, entrants=entrants), where),
         hosts.loop,

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.matchplay import HostSettings, MatchJob, PlayedMatch
+from arena.sandbox import SandboxError
 from arena.store import Entrant, Store
 
 INSTALL_HINT = "install it with: pip install 'card-arena[dask]' (or scripts/bootstrap dask)"
@@ -114,7 +115,10 @@ async def play_on_dask(
         ]
         try:
             async for future in distributed.as_completed(futures):
-                played = await future
+                try:
+                    played = await future
+                except SandboxError as exc:  # a worker that cannot confine bots
+                    raise ClusterError(str(exc)) from None
                 if isinstance(played, str):
                     errors.append(played)
                 elif save(played):
