@@ -147,7 +147,7 @@ def test_setsid_memory_hog_is_stopped_and_nothing_survives(
     summary = tournament(
         db,
         "hog,random",
-        *("--bot-memory-mb", "200", "--move-seconds", "30", "--sandbox", sandbox),
+        *("--bot-memory-mb", "200", "--move-seconds", "60", "--sandbox", sandbox),
         env=env,
     )
     assert summary["played"] == 2

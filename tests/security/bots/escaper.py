@@ -98,7 +98,11 @@ def choose(observation: Any, legal: Sequence[str]) -> str:
         if mode == "hog":
             import time
 
-            time.sleep(20)  # the match waits: the arena must stop the helper meanwhile
+            # The match waits: the arena must stop the helper meanwhile. Long, since on a
+            # loaded machine the helper may take many seconds to start and fill its memory
+            # (a CI run once saw the hog play on unfaulted after sleeping 20 s, most likely
+            # for that); a bot that is stopped does not sleep it out.
+            time.sleep(55)
         if mode == "fork_exit":
             sys.stderr.write("leaving my helper behind\n")
             sys.stderr.flush()
