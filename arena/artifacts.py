@@ -290,6 +290,7 @@ class _Budget:
         if self.files > self.limits.max_files:
             raise SubmissionError(f"more than {self.limits.max_files:,} files")
         self._grow(name, size)
+        self.bytes += size
 
     def _grow(self, name: str, size: int) -> None:
         if self.bytes + size > self.limits.max_bytes:
@@ -326,7 +327,6 @@ def _with_links(
                 f"{path!r} is a {what} to {target!r}, which is not a file in the bot's directory"
             )
         budget.file(path, len(source.data))
-        budget.bytes += len(source.data)
         files[path] = BotFile(path, source.data, source.executable)
     return list(files.values())
 
