@@ -25,6 +25,7 @@ from typing import Any
 import sqlite_utils
 
 from arena.artifacts import Artifact, unpack
+from arena.numbers import whole_number
 from arena.transactions import write_transaction
 from referee.replay import now_iso
 
@@ -75,9 +76,10 @@ def split_ref(ref: str) -> tuple[str, int | None]:
     name, at, version = ref.partition("@")
     if not at:
         return name, None
-    if not version.isdigit() or int(version) < 1:
+    number = whole_number(version)
+    if number is None or number < 1:
         raise SubmissionRefused(f"{ref!r}: a version is a whole number from 1, as in {name}@2")
-    return name, int(version)
+    return name, number
 
 
 def _token_hash(token: str) -> str:
@@ -262,10 +264,11 @@ class Submissions:
     def sha256_of(self, ref: str) -> str | None:
         """The content hash behind a versioned name; None for a plain-command bot."""
         name, version = ref.partition("@")[::2]
-        if not version.isdigit():
+        number = whole_number(version)
+        if number is None:
             return None
         row = self.db.execute(
-            "select sha256 from bot_versions where name = ? and version = ?", [name, int(version)]
+            "select sha256 from bot_versions where name = ? and version = ?", [name, number]
         ).fetchone()
         return None if row is None else str(row[0])
 

@@ -20,6 +20,7 @@ from arena.cli.common import (
     print_json,
     replay_text,
 )
+from arena.numbers import whole_number
 from arena.store import StoreError
 from arena.viewer import replay_show
 from referee.replay import ReplayError, parse_replay, verify_replay
@@ -141,7 +142,8 @@ def replay_html_cmd(
     text = replay_text(db, match_id, file)
     try:
         replay = parse_replay(text)
-        if seat != "all" and not (seat.isdigit() and int(seat) < int(replay.header["seats"])):
+        number = whole_number(seat)
+        if seat != "all" and not (number is not None and number < int(replay.header["seats"])):
             raise fail(f"--seat must be 'all' or a seat 0-{int(replay.header['seats']) - 1}")
         page = replay_html(replay, seat)
     except ReplayError as exc:

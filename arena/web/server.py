@@ -25,6 +25,7 @@ from arena.artifacts import ArtifactLimits, SubmissionError
 from arena.disclosure import withheld_reason
 from arena.intake import UPLOAD_LIMITS, UploadPlaces, authenticate
 from arena.leaderboard import leaderboard
+from arena.numbers import whole_number
 from arena.rendering import terminal_text
 from arena.store import Store, StoreError
 from arena.submissions import SubmissionRefused
@@ -76,16 +77,6 @@ class Response:
 
 def _html(text: str, status: int = HTTPStatus.OK) -> Response:
     return Response(status, "text/html; charset=utf-8", text.encode())
-
-
-def _natural(text: str) -> int | None:
-    """``text`` as a whole number, or None: ASCII digits only (str.isdigit also takes "²"
-    and other scripts' digits, which int() refuses or reads), at most 63 bits (an SQLite
-    INTEGER; the length check also keeps clear of int()'s digit limit)."""
-    if not (text.isascii() and text.isdigit()) or len(text) > 19:
-        return None
-    value = int(text)
-    return value if value < 2**63 else None
 
 
 def match_href(match_id: str) -> str:
@@ -234,14 +225,14 @@ def route(db: Path, path: str, query: dict[str, list[str]]) -> Response:
         if parts == ["submit"]:
             return _html(upload_page())
         if parts[0] == "tournament" and len(parts) == 2:
-            tournament_id = _natural(parts[1])
+            tournament_id = whole_number(parts[1])
             if tournament_id is None:
                 raise NotFound("no such tournament")
             report = gather(store, tournament_id)
             return _html(report_html(report, match_href, back=("/", "all tournaments")))
         if parts == ["matches"]:
             tournament = arg.get("tournament")
-            tournament_id = _natural(tournament) if tournament else None
+            tournament_id = whole_number(tournament) if tournament else None
             # A tournament filter that is not an id matches nothing (as an unknown bot or
             # game does), rather than being ignored.
             rows = (
@@ -313,7 +304,7 @@ class _Handler(BaseHTTPRequestHandler):
         declared = self.headers.get("Content-Length")
         # ASCII digits only (int() would also take "+5", "1_0", " 5"); optional whitespace
         # around a header's value is allowed by HTTP.
-        length = None if declared is None else _natural(declared.strip(" \t"))
+        length = None if declared is None else whole_number(declared.strip(" \t"))
         status: int
         answer: dict[str, Any]
         if declared is None:
