@@ -7,8 +7,9 @@ documented in docs/writing-a-bot.md ("Helpers for strategies") and kept stable f
 authors, whereas the engines under ``referee.games`` may change at any time (a policy
 trained in :mod:`referee.pettingzoo` may import that too). The sample bots import
 nothing else from the project, so any of them can be copied out of the repository and
-run with ``pip install card-arena`` (``rl_policy`` with ``card-arena[rl]``). The helpers delegate to the engines:
-a strategy's deadwood or trick winner is always the one the referee computes.
+run with ``pip install card-arena`` (``rl_policy`` with ``card-arena[rl]``). The
+helpers delegate to the engines: a strategy's deadwood or trick winner is always the
+one the referee computes.
 
 Cards are :class:`Card` values (``rank`` 1-13, 0 for a joker; ``suit``; ``code`` as in
 action codes, e.g. ``"QS"``; ``index`` 0-51 suit-major in the order C D H S, 52 for a
