@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import html
+import io
 import socket
 import sqlite3
 import sys
@@ -45,6 +46,9 @@ from referee.replay import ReplayError, parse_replay
 from referee.service.peers import PerAddress
 
 IDLE_SECONDS = 30.0  # a connection silent this long is closed (each holds a thread)
+# A request's line and headers must all arrive within this (each line may come just under
+# IDLE_SECONDS apart otherwise: 100 headers trickled in would hold a thread for an hour).
+HEAD_SECONDS = 30.0
 # Connections served at once, in all and per client address (each holds a thread and a
 # file descriptor): past them a connection gets 503 at once and is closed, so one client
 # holding connections cannot take the server from everyone else.
@@ -254,14 +258,54 @@ def _error_page(status: int, message: str) -> Response:
     return _html(page(f"{status}: {HTTPStatus(status).phrase}", body), status)
 
 
+class DeadlinePassed(TimeoutError):
+    """What was being read (a request's head, an upload's body) did not arrive in time."""
+
+
+class _DeadlineReader(io.RawIOBase):
+    """The connection's receiving side, where every read ends by ``deadline`` (monotonic
+    seconds) as well as after ``idle`` seconds of silence: the socket's own timeout
+    counts only silence, so a client pacing its bytes could hold a thread for ever."""
+
+    def __init__(self, connection: socket.socket, idle: float) -> None:
+        super().__init__()
+        self.connection = connection
+        self.idle = idle
+        self.deadline = float("inf")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise DeadlinePassed("the request did not arrive in time")
+        self.connection.settimeout(min(self.idle, left))
+        try:
+            return self.connection.recv_into(buffer)
+        except TimeoutError:
+            if left < self.idle:
+                raise DeadlinePassed("the request did not arrive in time") from None
+            raise
+        finally:
+            # The answer is sent with the idle timeout, whatever was left for reading.
+            self.connection.settimeout(self.idle)
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: ArenaServer
+    reader: _DeadlineReader
 
     def setup(self) -> None:
         # Every connection holds a thread: one that sends nothing (or a body slower than a
-        # byte per idle_seconds) is closed rather than kept forever.
+        # byte per idle_seconds) is closed rather than kept forever, and the request's
+        # head must arrive within head_seconds however it is paced.
         super().setup()
         self.connection.settimeout(self.server.idle_seconds)
+        self.reader = _DeadlineReader(self.connection, self.server.idle_seconds)
+        self.reader.deadline = time.monotonic() + self.server.head_seconds
+        self.rfile.close()  # the plain socket file, replaced (the socket stays open)
+        self.rfile = io.BufferedReader(self.reader)
 
     def do_GET(self) -> None:
         self._answer(self._get)
@@ -347,12 +391,13 @@ class _Handler(BaseHTTPRequestHandler):
         """The body (b"" unless ``keep``), read a piece at a time for at most ``within``
         seconds: TimeoutError past them, or when the client stays silent for the idle
         time."""
-        pieces, missing, deadline = [], length, time.monotonic() + within
+        pieces, missing = [], length
+        self.reader.deadline = time.monotonic() + within
         while missing > 0:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"the upload took more than {within:g} s")
             try:
                 piece = self.rfile.read1(min(missing, 1024 * 1024))
+            except DeadlinePassed:
+                raise TimeoutError(f"the upload took more than {within:g} s") from None
             except TimeoutError:
                 raise TimeoutError(
                     f"the upload stalled for {self.server.idle_seconds:g} s"
@@ -400,6 +445,7 @@ class ArenaServer(ThreadingHTTPServer):
         max_connections: int = MAX_CONNECTIONS,
         per_address: int = CONNECTIONS_PER_ADDRESS,
         upload_limits: ArtifactLimits = UPLOAD_LIMITS,
+        head_seconds: float = HEAD_SECONDS,
     ) -> None:
         super().__init__(address, _Handler)
         self.upload_limits = upload_limits
@@ -407,6 +453,7 @@ class ArenaServer(ThreadingHTTPServer):
         self.db = db
         self.log = log
         self.idle_seconds = idle_seconds
+        self.head_seconds = head_seconds
         self.max_connections = max_connections
         self.open = PerAddress(per_address)
         self.open_lock = threading.Lock()  # taken in the accepting thread, given back in others
@@ -483,14 +530,23 @@ def make_server(
     max_connections: int = MAX_CONNECTIONS,
     per_address: int = CONNECTIONS_PER_ADDRESS,
     upload_limits: ArtifactLimits = UPLOAD_LIMITS,
+    head_seconds: float = HEAD_SECONDS,
 ) -> ArenaServer:
     """A server for ``db`` listening on (host, port); port 0 picks a free port
     (``server.server_address`` has it). A connection silent for ``idle_seconds`` is
-    closed; past ``max_connections`` at once, or ``per_address`` from one client address,
+    closed, and so is one whose request line and headers take over ``head_seconds``;
+    past ``max_connections`` at once, or ``per_address`` from one client address,
     a connection is answered 503 and closed. Uploads are read and stored within
     ``upload_limits``."""
     if not db.exists():
         raise StoreError(f"no database at {db}")
     return ArenaServer(
-        (host, port), db, log, idle_seconds, max_connections, per_address, upload_limits
+        (host, port),
+        db,
+        log,
+        idle_seconds,
+        max_connections,
+        per_address,
+        upload_limits,
+        head_seconds,
     )

@@ -450,6 +450,35 @@ def test_silent_and_stalled_clients_are_cut_off_and_others_are_served(tmp_path: 
         server.shutdown()
 
 
+def test_a_request_head_sent_a_line_at_a_time_is_cut_off(tmp_path: Path) -> None:
+    """The idle time counts only silence: a client sending a header line just before it
+    ran out held the connection (and its thread) for as long as it liked. The request's
+    whole head must arrive within head_seconds; the connection is then closed unanswered,
+    while a client sending at once is served."""
+    db = tmp_path / "arena.db"
+    arena(db, "submitters", "add", "alice")
+    server = make_server(db, port=0, idle_seconds=1.0, head_seconds=2.0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    host, port = server.server_address[:2]
+    try:
+        trickler = socket.create_connection((str(host), port), timeout=30)
+        trickler.sendall(b"GET / HTTP/1.1\r\n")
+        lines_sent, answer = 0, None
+        while lines_sent < 40:  # 40 lines 0.4 s apart: 16 s, were it never cut off
+            readable, _, _ = select.select([trickler], [], [], 0.4)
+            if readable:
+                answer = trickler.recv(4096)
+                break
+            trickler.sendall(b"X-Slow: %d\r\n" % lines_sent)
+            lines_sent += 1
+            with urllib.request.urlopen(f"http://{host!s}:{port}/", timeout=30) as page:
+                assert page.status == 200  # others are served meanwhile
+        assert answer == b"", (answer, lines_sent)  # closed, nothing served
+        assert lines_sent < 40
+    finally:
+        server.shutdown()
+
+
 def test_one_client_holding_connections_cannot_take_the_server_from_others(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
@@ -476,19 +505,28 @@ def test_one_client_holding_connections_cannot_take_the_server_from_others(
                 answer += chunk
         return answer.split(b"\r\n", 1)[0]
 
+    def places_settle(expected: dict[str, int]) -> None:
+        """Wait for the places held to be ``expected``: a served connection's place is
+        given back by its thread just after the client has read the answer."""
+        deadline = time.monotonic() + 30
+        while server.open.held != expected and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert server.open.held == expected
+
     held: list[socket.socket] = []
     try:
         held += [connect("127.0.0.1") for _ in range(4)]
+        places_settle({"127.0.0.1": 4})
         assert status("127.0.0.1") == b"HTTP/1.0 503 Service Unavailable"
         assert status("127.0.0.2") == b"HTTP/1.0 200 OK"  # another client is served
+        places_settle({"127.0.0.1": 4})
         held += [connect("127.0.0.3") for _ in range(2)]  # six held: the cap in all
+        places_settle({"127.0.0.1": 4, "127.0.0.3": 2})
         assert status("127.0.0.4") == b"HTTP/1.0 503 Service Unavailable"
-        assert server.open.held == {"127.0.0.1": 4, "127.0.0.3": 2}
         held.pop(0).close()  # a place comes back when its connection ends
-        deadline = time.monotonic() + 30
-        while server.open.held["127.0.0.1"] == 4 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        places_settle({"127.0.0.1": 3, "127.0.0.3": 2})
         assert status("127.0.0.1") == b"HTTP/1.0 200 OK"
+        deadline = time.monotonic() + 30
         for sock in held:  # each leaves before its answer: the server writes to a closed socket
             sock.close()
         while server.open.held and time.monotonic() < deadline:
