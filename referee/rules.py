@@ -13,6 +13,7 @@ inconsistent combinations.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import types
 import typing
 from collections.abc import Mapping
@@ -80,6 +81,26 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+def _whole(name: str, raw: Any) -> int:
+    """A whole-number option's value: an integer (not a bool), a float with nothing after
+    the point, or text of ASCII digits with an optional sign. ``int()`` alone would cut
+    2.5 down to 2 and read "1_0" as 10 and other scripts' digits as numbers."""
+    if isinstance(raw, str):
+        text = raw.strip()
+        digits = text[1:] if text[:1] in ("+", "-") else text
+        if digits.isascii() and digits.isdigit() and len(digits) <= 30:
+            return int(text)
+    elif isinstance(raw, float):
+        if raw.is_integer():
+            return int(raw)
+    elif not isinstance(raw, bool):
+        try:
+            return operator.index(raw)  # int, and integer types such as NumPy's
+        except TypeError:
+            pass
+    raise RulesError(f"rule {name}={_text(raw)}: must be a whole number")
+
+
 def _convert(name: str, tp: Any, raw: Any) -> Any:
     optional, inner = _is_optional(tp)
     if optional and (
@@ -105,16 +126,14 @@ def _convert(name: str, tp: Any, raw: Any) -> Any:
                 return False
             raise RulesError(f"rule {name}={raw!r}: must be true or false")
         if inner is int:
-            if isinstance(raw, bool):
-                raise RulesError(f"rule {name}={raw!r}: must be a whole number")
-            return int(raw)
+            return _whole(name, raw)
         if inner is float:
             return float(raw)
         if inner is str:
             return str(raw)
         if get_origin(inner) is tuple:
             if isinstance(raw, (list, tuple)):
-                return tuple(int(v) for v in raw)
+                return tuple(_whole(name, v) for v in raw)
             assert text is not None
             out: list[int] = []
             for part in text.replace(" ", "").split(","):
@@ -122,9 +141,9 @@ def _convert(name: str, tp: Any, raw: Any) -> Any:
                     continue
                 if "-" in part[1:]:
                     lo, hi = part.split("-", 1) if not part.startswith("-") else (part, part)
-                    out.extend(range(int(lo), int(hi) + 1))
+                    out.extend(range(_whole(name, lo), _whole(name, hi) + 1))
                 else:
-                    out.append(int(part))
+                    out.append(_whole(name, part))
             return tuple(out)
     except (TypeError, ValueError) as exc:
         if isinstance(exc, RulesError):

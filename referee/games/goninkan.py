@@ -1048,8 +1048,10 @@ class GoninkanGame(GameBase[State, str, GoninkanRules]):
         if phase == LEAD_CHOICE:
             return kind in (_LEAD, _PARTNER_LEADS)
         if phase == SHOW:
+            if kind != _SHOW:
+                return False  # other codes have no second card (y is -1)
             pair = 1 << x | 1 << y
-            return kind == _SHOW and s.hands[seat] & pair == pair
+            return s.hands[seat] & pair == pair
         if phase == TRUMP:
             return kind == _TRUMP
         return phase == SIXTEEN and kind in (_SIXTEEN, _NO_SIXTEEN)

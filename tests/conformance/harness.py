@@ -24,7 +24,15 @@ from typing import Any
 import pytest
 
 from referee.cards import Card
-from referee.game import Event, InvalidAction, Outcome, get_game, parse_rules, play_out
+from referee.game import (
+    Event,
+    IllegalAction,
+    InvalidAction,
+    Outcome,
+    get_game,
+    parse_rules,
+    play_out,
+)
 from referee.views import observation_message, to_jsonable
 
 
@@ -157,3 +165,52 @@ def check_garbage_codes(game_name: str) -> None:
     for junk in ("", "???", "discard ZZ", "\x00" * 5, "play 99999999999999999999", "a" * 10000):
         with pytest.raises(InvalidAction):
             game.decode(junk)
+
+
+def check_every_code_is_judged(case: Case, game_name: str, seed: int, states: int = 200) -> int:
+    """``apply`` takes exactly the legal actions and raises IllegalAction for every other
+    action of the game, in every phase and for every seat (the contract; the referee
+    checks legality first, but direct callers, replays and environments rely on it).
+
+    The game's actions are every code seen legal in a few random playouts of the case;
+    at ``states`` of their states, spread over the playouts, each is tried for the
+    seats to act, and a sample of them for the other seats. Returns the codes tried."""
+    game = get_game(game_name)
+    rules = parse_rules(game.Rules, case.rules)
+    rng = random.Random(seed)
+    seen: list[Any] = []
+    codes: set[str] = set()
+
+    def record(state: Any) -> None:
+        seen.append(state)
+        for seat in game.to_act(state):
+            codes.update(game.encode(a) for a in game.legal_actions(state, seat))
+
+    for i in range(4):
+        play_out(
+            game,
+            game.initial_state(rules, case.seats, seed + i),
+            lambda state, seat, legal: rng.choice(legal),
+            seats=lambda to_act: (rng.choice(to_act),),
+            on_state=record,
+            max_decisions=game.max_decisions(rules, case.seats),
+        )
+    every_code = sorted(codes)
+    tried = 0
+    for state in rng.sample(seen, min(states, len(seen))):
+        to_act = game.to_act(state)
+        for seat in range(case.seats):
+            legal = {game.encode(a) for a in game.legal_actions(state, seat)}
+            assert seat in to_act or not legal, f"seat {seat} has legal actions out of turn"
+            trying = (
+                every_code if seat in to_act else rng.sample(every_code, min(20, len(every_code)))
+            )
+            for code in trying:
+                action = game.decode(code)
+                tried += 1
+                if code in legal:
+                    game.apply(state, seat, action)
+                    continue
+                with pytest.raises(IllegalAction):
+                    game.apply(state, seat, action)
+    return tried

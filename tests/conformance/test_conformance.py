@@ -59,6 +59,11 @@ def test_many_fast_random_playouts(mod: ModuleType, case: harness.Case) -> None:
 
 
 @pytest.mark.parametrize(("mod", "case"), PARAMS)
+def test_apply_refuses_every_action_but_the_legal_ones(mod: ModuleType, case: harness.Case) -> None:
+    assert harness.check_every_code_is_judged(case, mod.GAME, seed=70_000) > 0
+
+
+@pytest.mark.parametrize(("mod", "case"), PARAMS)
 def test_same_seed_same_match(mod: ModuleType, case: harness.Case) -> None:
     for seed in (7, 8):
         first = harness.playout(case, mod.GAME, seed, mod.all_cards, None, False)

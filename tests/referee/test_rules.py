@@ -48,7 +48,7 @@ def test_defaults_and_presets_with_overrides() -> None:
     [
         ({"nope": "1"}, "unknown rule option nope; options are: limit, variant"),
         ({"variant": "ten"}, "must be one of six, nine"),
-        ({"limit": "many"}, "expected int"),
+        ({"limit": "many"}, "limit=many: must be a whole number"),
         ({"flag": "maybe"}, "must be true or false"),
         ({"preset": "long"}, "unknown preset 'long'"),
         ({"limit": "-1"}, "limit must not be negative"),
@@ -57,6 +57,29 @@ def test_defaults_and_presets_with_overrides() -> None:
 def test_bad_options_are_rejected_clearly(options: dict[str, str], message: str) -> None:
     with pytest.raises(RulesError, match=message):
         parse_rules(ToyRules, options)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [2.5, 0.5, "2.5", "1_0", "\u0663", "\u00b2", True, None, [3], "9" * 5000],
+    ids=lambda value: repr(value)[:12],
+)
+def test_a_whole_number_option_takes_nothing_else(value: object) -> None:
+    """Typed values came through int(): 2.5 became 2 (a match of 2 deals where 2.5 was
+    asked), "1_0" became 10 and other scripts' digits counted; they are refused now,
+    in lists of numbers too."""
+    with pytest.raises(RulesError, match="must be a whole number"):
+        parse_rules(ToyRules, {"limit": value})
+    with pytest.raises(RulesError, match="must be a whole number"):
+        parse_rules(ToyRules, {"deals": [1, value] if not isinstance(value, str) else f"1,{value}"})
+
+
+def test_a_whole_number_option_takes_integers_of_any_type() -> None:
+    numpy = pytest.importorskip("numpy")  # what a reinforcement-learning caller may pass
+    for value in (3, 3.0, "3", " +3 ", numpy.int64(3)):
+        assert parse_rules(ToyRules, {"limit": value, "deals": [value]}) == ToyRules(
+            limit=3, deals=(3,)
+        )
 
 
 def test_options_text_round_trips_and_is_described() -> None:
