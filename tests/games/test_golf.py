@@ -380,6 +380,13 @@ def test_nine_only_a_line_of_three_cancels() -> None:
     assert card_points([pair, other], variant="nine")[0] == 4 + 4 + 2 + 2 + 3 + 5 + 6 + 7 + 8
 
 
+def test_nine_a_cross_of_five_equal_cards_cancels_one_line() -> None:
+    """A card cancels once (docs/games/golf.md): row 1 and column 1 are both lines of
+    fours, sharing the centre, so one line cancels and the other two fours count."""
+    cross = "AC 4C 2C 4D 4H 4S 3C 4C 5C"  # two decks: 4C twice
+    assert card_points([cross, FILLER[:26]], variant="nine", decks=2)[0] == 1 + 2 + 3 + 5 + 4 + 4
+
+
 # ----------------------------------------------------------------------------- four face down
 
 FFD: dict[str, Any] = {"variant": "four_face_down"}
