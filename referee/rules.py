@@ -81,6 +81,9 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+MAX_LIST_NUMBERS = 10_000  # numbers in a list option (a range is counted as its numbers)
+
+
 def _whole(name: str, raw: Any) -> int:
     """A whole-number option's value: an integer (not a bool), a float with nothing after
     the point, or text of ASCII digits with an optional sign. ``int()`` alone would cut
@@ -99,6 +102,32 @@ def _whole(name: str, raw: Any) -> int:
         except TypeError:
             pass
     raise RulesError(f"rule {name}={_text(raw)}: must be a whole number")
+
+
+def _whole_numbers(name: str, raw: Any) -> tuple[int, ...]:
+    """A list option's numbers, from a list or from text such as "1-5,7,9-11"; at most
+    MAX_LIST_NUMBERS, a range counted before it is spelled out ("1-99999999999" is a few
+    bytes of text)."""
+    too_many = RulesError(f"rule {name}: more than {MAX_LIST_NUMBERS:,} numbers")
+    if not isinstance(raw, str):
+        if len(raw) > MAX_LIST_NUMBERS:
+            raise too_many
+        return tuple(_whole(name, v) for v in raw)
+    out: list[int] = []
+    for part in raw.replace(" ", "").split(","):
+        if not part:
+            continue
+        if "-" in part[1:]:
+            lo, hi = part.split("-", 1) if not part.startswith("-") else (part, part)
+            first, last = _whole(name, lo), _whole(name, hi)
+            if len(out) + last - first + 1 > MAX_LIST_NUMBERS:
+                raise too_many
+            out.extend(range(first, last + 1))
+        elif len(out) == MAX_LIST_NUMBERS:
+            raise too_many
+        else:
+            out.append(_whole(name, part))
+    return tuple(out)
 
 
 def _convert(name: str, tp: Any, raw: Any) -> Any:
@@ -132,19 +161,7 @@ def _convert(name: str, tp: Any, raw: Any) -> Any:
         if inner is str:
             return str(raw)
         if get_origin(inner) is tuple:
-            if isinstance(raw, (list, tuple)):
-                return tuple(_whole(name, v) for v in raw)
-            assert text is not None
-            out: list[int] = []
-            for part in text.replace(" ", "").split(","):
-                if not part:
-                    continue
-                if "-" in part[1:]:
-                    lo, hi = part.split("-", 1) if not part.startswith("-") else (part, part)
-                    out.extend(range(_whole(name, lo), _whole(name, hi) + 1))
-                else:
-                    out.append(_whole(name, part))
-            return tuple(out)
+            return _whole_numbers(name, raw if isinstance(raw, (list, tuple)) else text)
     except (TypeError, ValueError) as exc:
         if isinstance(exc, RulesError):
             raise

@@ -178,6 +178,7 @@ def _edited(text: str, kind: str, **fields: object) -> str:
         ("header", {"seed": "abc"}, "header line: seed must be an integer"),
         ("header", {"schema": "1"}, "header line: schema must be an integer"),
         ("header", {"rules": [1]}, "header line: rules must be an object"),
+        ("header", {"rules": {"max_hands": 2.5}}, "rule max_hands=2.5: must be a whole number"),
         ("header", {"players": ["a"]}, "1 player name"),
         ("decision", {"seat": "0"}, "decision line: seat must be an integer"),
         ("decision", {"action": 7}, "decision line: action must be a string"),

@@ -6,6 +6,7 @@ from typing import ClassVar, Literal
 import pytest
 
 from referee.rules import (
+    MAX_LIST_NUMBERS,
     RuleOptions,
     RulesError,
     describe_rules,
@@ -80,6 +81,24 @@ def test_a_whole_number_option_takes_integers_of_any_type() -> None:
         assert parse_rules(ToyRules, {"limit": value, "deals": [value]}) == ToyRules(
             limit=3, deals=(3,)
         )
+
+
+def test_a_list_option_is_refused_past_its_size_before_it_is_spelled_out() -> None:
+    """The text "1-99999999999" (in a replay header, an RPC, a command line) is 13 bytes
+    that spelled out took all the memory there was; ranges are counted first."""
+    assert parse_rules(ToyRules, {"deals": "1-3,7,9-10"}).deals == (1, 2, 3, 7, 9, 10)
+    assert parse_rules(ToyRules, {"deals": f"1-{MAX_LIST_NUMBERS}"}).deals == tuple(
+        range(1, MAX_LIST_NUMBERS + 1)
+    )
+    for too_many in (
+        "1-99999999999",
+        f"1-{MAX_LIST_NUMBERS},5",
+        f"5,1-{MAX_LIST_NUMBERS}",
+        ",".join(["1"] * (MAX_LIST_NUMBERS + 1)),
+        [1] * (MAX_LIST_NUMBERS + 1),
+    ):
+        with pytest.raises(RulesError, match="rule deals: more than 10,000 numbers"):
+            parse_rules(ToyRules, {"deals": too_many})
 
 
 def test_options_text_round_trips_and_is_described() -> None:
