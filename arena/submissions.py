@@ -25,8 +25,8 @@ from typing import Any
 import sqlite_utils
 
 from arena.artifacts import Artifact, unpack
-from arena.numbers import whole_number
 from arena.transactions import write_transaction
+from referee.numbers import whole_number
 from referee.replay import now_iso
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")

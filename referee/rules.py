@@ -20,6 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeVar, get_args, get_origin
 
+from referee.numbers import whole_number
+
 
 class RuleOptions:
     """The base of every game's ``Rules`` dataclass: what the option machinery reads
@@ -90,9 +92,10 @@ def _whole(name: str, raw: Any) -> int:
     2.5 down to 2 and read "1_0" as 10 and other scripts' digits as numbers."""
     if isinstance(raw, str):
         text = raw.strip()
-        digits = text[1:] if text[:1] in ("+", "-") else text
-        if digits.isascii() and digits.isdigit() and len(digits) <= 30:
-            return int(text)
+        sign = -1 if text[:1] == "-" else 1
+        value = whole_number(text[1:] if text[:1] in ("+", "-") else text, below=10**30)
+        if value is not None:
+            return sign * value
     elif isinstance(raw, float):
         if raw.is_integer():
             return int(raw)

@@ -20,9 +20,9 @@ from arena.cli.common import (
     print_json,
     replay_text,
 )
-from arena.numbers import whole_number
 from arena.store import StoreError
 from arena.viewer import replay_show
+from referee.numbers import whole_number
 from referee.replay import ReplayError, parse_replay, verify_replay
 
 app = typer.Typer(no_args_is_help=True, help="Show, export and verify match replays.")

@@ -26,7 +26,6 @@ from arena.artifacts import ArtifactLimits, SubmissionError
 from arena.disclosure import withheld_reason
 from arena.intake import UPLOAD_LIMITS, UploadPlaces, authenticate
 from arena.leaderboard import leaderboard
-from arena.numbers import whole_number
 from arena.rendering import terminal_text
 from arena.store import Store, StoreError
 from arena.submissions import SubmissionRefused
@@ -42,6 +41,7 @@ from arena.web.upload import (
     upload_page,
 )
 from referee.game import UnknownGame
+from referee.numbers import whole_number
 from referee.replay import ReplayError, parse_replay
 from referee.service.peers import PerAddress
 

@@ -257,7 +257,7 @@ class RefereeServicer:
         )
         driver = runtime.driver
         # Who is to act and how many decisions were made are not public: in golf
-        # solitaire the count is a seat's score (and in Dingo before engine version 2,
+        # solitaire the count is a seat's score (and in Dingo before engine version 3,
         # who was asked told who held wolves).
         if admin and driver is not None and driver.state is not None:
             response.decisions = driver.decisions

@@ -1,11 +1,11 @@
-"""Whole numbers from people and clients: ids, versions and seats parse one way."""
+"""Whole numbers from people and clients: ids, versions, seats and rule options parse one way."""
 
 from __future__ import annotations
 
 import pytest
 
-from arena.numbers import whole_number
 from arena.submissions import SubmissionRefused, split_ref
+from referee.numbers import whole_number
 
 
 @pytest.mark.parametrize(
@@ -30,6 +30,12 @@ def test_whole_number_takes_plain_ascii_digits_that_fit_sqlite(
     text: str, value: int | None
 ) -> None:
     assert whole_number(text) == value
+
+
+def test_a_bound_other_than_sqlite_s_is_checked_the_same_way() -> None:
+    assert whole_number("9" * 29, below=10**30) == 10**29 - 1
+    assert whole_number("1" + "0" * 30, below=10**30) is None
+    assert whole_number("10", below=10) is None and whole_number("9", below=10) == 9
 
 
 def test_a_version_is_a_plain_whole_number_from_1() -> None:
