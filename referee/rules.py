@@ -83,6 +83,22 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+SHOWN_CHARACTERS = 60  # of a refused value, in its error
+
+
+def _clipped(text: str) -> str:
+    """Text as an error quotes it: whole if short, else its start and length (a value
+    of thousands of characters would otherwise fill the message and the log)."""
+    if len(text) <= SHOWN_CHARACTERS:
+        return text
+    return f"{text[: SHOWN_CHARACTERS - 20]}… ({len(text):,} characters)"
+
+
+def _shown(value: Any) -> str:
+    """A refused option value as an error quotes it."""
+    return _clipped(_text(value))
+
+
 MAX_LIST_NUMBERS = 10_000  # numbers in a list option (a range is counted as its numbers)
 
 
@@ -104,7 +120,7 @@ def _whole(name: str, raw: Any) -> int:
             return operator.index(raw)  # int, and integer types such as NumPy's
         except TypeError:
             pass
-    raise RulesError(f"rule {name}={_text(raw)}: must be a whole number")
+    raise RulesError(f"rule {name}={_shown(raw)}: must be a whole number")
 
 
 def _whole_numbers(name: str, raw: Any) -> tuple[int, ...]:
@@ -147,7 +163,7 @@ def _convert(name: str, tp: Any, raw: Any) -> Any:
                 if raw == choice or (text is not None and text == _text(choice)):
                     return choice
             raise RulesError(
-                f"rule {name}={_text(raw)}: must be one of {', '.join(_text(c) for c in choices)}"
+                f"rule {name}={_shown(raw)}: must be one of {', '.join(_text(c) for c in choices)}"
             )
         if inner is bool:
             if isinstance(raw, bool):
@@ -156,7 +172,7 @@ def _convert(name: str, tp: Any, raw: Any) -> Any:
                 return True
             if text is not None and text.lower() in ("false", "no", "off", "0"):
                 return False
-            raise RulesError(f"rule {name}={raw!r}: must be true or false")
+            raise RulesError(f"rule {name}={_shown(raw)}: must be true or false")
         if inner is int:
             return _whole(name, raw)
         if inner is float:
@@ -168,7 +184,7 @@ def _convert(name: str, tp: Any, raw: Any) -> Any:
     except (TypeError, ValueError) as exc:
         if isinstance(exc, RulesError):
             raise
-        raise RulesError(f"rule {name}={_text(raw)}: expected {_type_name(tp)}") from exc
+        raise RulesError(f"rule {name}={_shown(raw)}: expected {_type_name(tp)}") from exc
     raise RulesError(f"rule {name}: unsupported option type {tp!r}")  # a programming error
 
 
@@ -183,12 +199,12 @@ def parse_rules(rules_cls: type[RulesT], options: Mapping[str, Any] | None = Non
         presets = rules_cls.presets
         if preset not in presets:
             known = ", ".join(presets) or "none"
-            raise RulesError(f"unknown preset {preset!r}; presets: {known}")
+            raise RulesError(f"unknown preset {_clipped(str(preset))!r}; presets: {known}")
         values.update(presets[preset])
     unknown = sorted(set(options) - set(fields))
     if unknown:
         raise RulesError(
-            f"unknown rule option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
+            f"unknown rule option{'s' if len(unknown) > 1 else ''} {', '.join(map(_clipped, unknown))}; "
             f"options are: {', '.join(fields)}" + (", preset" if rules_cls.presets else "")
         )
     values.update(options)
@@ -206,7 +222,7 @@ def parse_option_strings(pairs: list[str] | tuple[str, ...]) -> dict[str, str]:
     out: dict[str, str] = {}
     for pair in pairs:
         if "=" not in pair:
-            raise RulesError(f"rule option {pair!r} must look like key=value")
+            raise RulesError(f"rule option {_clipped(pair)!r} must look like key=value")
         key, value = pair.split("=", 1)
         out[key.strip()] = value.strip()
     return out

@@ -61,6 +61,27 @@ def test_bad_options_are_rejected_clearly(options: dict[str, str], message: str)
 
 
 @pytest.mark.parametrize(
+    "options",
+    [
+        {"limit": "7" * 5000 + "x"},
+        {"variant": "n" * 5000},
+        {"flag": "y" * 5000},
+        {"deals": "1-" + "9" * 5000},
+        {"x" * 5000: "1"},
+        {"preset": "p" * 5000},
+    ],
+)
+def test_a_long_refused_value_is_quoted_by_its_start_and_length(
+    options: dict[str, str],
+) -> None:
+    with pytest.raises(RulesError) as refused:
+        parse_rules(ToyRules, options)
+    message = str(refused.value)
+    assert len(message) < 200, message
+    assert "characters)" in message
+
+
+@pytest.mark.parametrize(
     "value",
     [2.5, 0.5, "2.5", "1_0", "\u0663", "\u00b2", True, None, [3], "9" * 5000],
     ids=lambda value: repr(value)[:12],
