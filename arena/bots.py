@@ -134,6 +134,8 @@ class BotProcess:
     last_match: MatchSeat | None = None
     reader: asyncio.Task[None] | None = None
     faulted: bool = False  # a limit fault was reported: its exit is not a crash
+    retiring: bool = False  # replaced (it has played the deal it was wanted for): stopping
+    deals: set[int] = field(default_factory=set)  # the seeds of the deals it has played
     # Without a cgroup: every process ever counted as the bot's, (pid -> start time), so a
     # setsid() helper orphaned when the bot exits is still killed with it.
     seen: dict[int, int] = field(default_factory=dict)
@@ -276,22 +278,34 @@ class BotPool:
     processes: dict[str, list[BotProcess]] = field(default_factory=lambda: defaultdict(list))
     closing: bool = False
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    _stopping: list[asyncio.Task[None]] = field(default_factory=list)  # retired processes
     _monitor: asyncio.Task[None] | None = None
 
     def __post_init__(self) -> None:
         raise_open_files_limit()  # before any bot's pipes are made
 
-    async def acquire(self, entrant: Entrant) -> BotProcess:
+    async def acquire(self, entrant: Entrant, deal: int | None = None) -> BotProcess:
         """A free live process of this entrant (launching one if needed), marked busy,
-        with its per-match stderr capture and CPU baseline reset."""
+        with its per-match stderr capture and CPU baseline reset. With ``deal`` (the
+        match's seed), never a process that has played that deal: every table of a round
+        plays one deal, from every seat in turn, and a process remembers what it saw (the
+        hand it held is now an opponent's, the stock's order is the same). One that has
+        played it is stopped and replaced, so the pool stays as large as the matches in
+        play need."""
         if self._monitor is None:
             self._monitor = asyncio.get_running_loop().create_task(self._watch_limits())
-        bot = next(
-            (b for b in self.processes[entrant.name] if b.alive and not b.busy and not b.faulted),
-            None,
-        )
+        free = [
+            b
+            for b in self.processes[entrant.name]
+            if b.alive and not b.busy and not b.faulted and not b.retiring
+        ]
+        bot = next((b for b in free if deal not in b.deals), None)
         if bot is None:
+            if free:
+                self._retire(free[0])
             bot = await self._launch(entrant)
+        if deal is not None:
+            bot.deals.add(deal)
         bot.capture.take()  # nothing is written in no match: late output has its own
         bot.busy = True
         bot.idle_baseline = None
@@ -430,7 +444,7 @@ class BotPool:
         code = bot.process.returncode
         bot.alive = False
         await asyncio.to_thread(bot.kill)  # whatever it started dies with it
-        if self.closing or bot.faulted:
+        if self.closing or bot.faulted or bot.retiring:
             return
         await asyncio.sleep(0.05)  # let the stderr reader catch the last words
         usage = bot.cgroup.usage() if bot.cgroup is not None else None
@@ -524,26 +538,44 @@ class BotPool:
                         self._hand_over_late_output(bot)
                     await asyncio.to_thread(bot.kill)
 
+    def _retire(self, bot: BotProcess) -> None:
+        """Stop an idle process for good (in the background, so the match that replaces
+        it need not wait): told so, it exits; after STOP_GRACE_SECONDS it is killed."""
+        bot.retiring = True
+        self.core.retire_player(bot.token)
+        self._stopping = [task for task in self._stopping if not task.done()]
+        self._stopping.append(asyncio.get_running_loop().create_task(self._stop_retired(bot)))
+
+    async def _stop_retired(self, bot: BotProcess) -> None:
+        await self._stop(bot, time.monotonic() + STOP_GRACE_SECONDS)
+        self.processes[bot.entrant.name].remove(bot)
+
+    async def _stop(self, bot: BotProcess, deadline: float) -> None:
+        """Wait until ``deadline`` for a bot whose token is retired to exit, then stop it
+        and everything it started; what it wrote last goes with its last match."""
+        while bot.process.returncode is None and time.monotonic() < deadline:
+            await asyncio.sleep(EXIT_POLL_SECONDS)
+        await asyncio.to_thread(bot.kill)  # the leader may be gone, helpers not
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(bot.process.wait(), STOP_GRACE_SECONDS)
+        if bot.reader is not None:  # its last words, up to the end of the pipe
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(bot.reader), STOP_GRACE_SECONDS)
+        self._hand_over_late_output(bot)
+        if bot.cgroup is not None:
+            await asyncio.to_thread(bot.cgroup.remove)
+
     async def close(self) -> None:
         """Close every stream (bots exit by themselves), then stop stragglers and
         everything any bot started."""
         self.closing = True
-        bots = [b for group in self.processes.values() for b in group]
+        bots = [b for group in self.processes.values() for b in group if not b.retiring]
         for bot in bots:
             self.core.retire_player(bot.token)
         deadline = time.monotonic() + STOP_GRACE_SECONDS
         for bot in bots:
-            while bot.process.returncode is None and time.monotonic() < deadline:
-                await asyncio.sleep(EXIT_POLL_SECONDS)
-            await asyncio.to_thread(bot.kill)  # the leader may be gone, helpers not
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(bot.process.wait(), STOP_GRACE_SECONDS)
-            if bot.reader is not None:  # its last words, up to the end of the pipe
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(asyncio.shield(bot.reader), STOP_GRACE_SECONDS)
-            self._hand_over_late_output(bot)
-            if bot.cgroup is not None:
-                await asyncio.to_thread(bot.cgroup.remove)
+            await self._stop(bot, deadline)
+        await asyncio.gather(*self._stopping, return_exceptions=True)
         for task in [*self._tasks, *([self._monitor] if self._monitor else [])]:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)

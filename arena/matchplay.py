@@ -118,7 +118,7 @@ class MatchHost:
         bots = []
         try:
             for entrant in job.entrants:
-                bots.append(await self.pool.acquire(entrant))
+                bots.append(await self.pool.acquire(entrant, deal=job.plan.seed))
         except BotLaunchError as exc:
             for bot in bots:
                 self.pool.release(bot)

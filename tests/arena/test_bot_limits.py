@@ -124,8 +124,10 @@ def test_stderr_is_kept_per_match_within_the_output_limit(tmp_path: Path) -> Non
         assert len(text) <= 1024 and logs[0]["dropped_bytes"] > 0
         first_turns.append(int(text.splitlines()[0].split()[-1]))
         assert "thinking about turn" in arena(db, "replay", "show", match["id"], "--no-step").stdout
-    # one process played every match in turn; each match kept the lines written during it
-    assert first_turns[0] == 1 and first_turns == sorted(first_turns) and len(set(first_turns)) == 4
+    # Each match kept the lines written during it. A process plays a deal once (two
+    # rounds of two matches, a deal per round): matches 1, 2 and 4 start fresh processes
+    # (turn 1); match 3, on the next deal, is played by match 2's process, counting on.
+    assert first_turns[0] == first_turns[1] == first_turns[3] == 1 and first_turns[2] > 1
 
 
 def _limits_seen(hard: int | None) -> str:

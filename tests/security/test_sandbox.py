@@ -5,6 +5,7 @@ tournament, stderr stored with the match it follows, and the size of a bot's /tm
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import textwrap
@@ -200,10 +201,17 @@ def test_stderr_after_match_over_is_stored_with_that_match(tmp_path: Path, sandb
     played = replays(db)
     assert len(played) == 4
     texts = [stderr_of(replay, list(match["entrants"]).index("late")) for match, replay in played]
-    # each line whole, with the match it follows, though its end came after the bot's
-    # first answer in the next match
-    assert texts[:-1] == [f"after {match['id']}\n" for match, _ in played[:-1]]
-    assert texts[-1] == f"after {played[-1][0]['id']}\ngoodbye\n"
+    ids = [match["id"] for match, _ in played]
+    # A process plays a deal once: the first match of each round's deal ends its process
+    # (replaced for the second, it exits saying goodbye); the second match's process goes
+    # on into the next round, and its line after that match ends in the next one, after
+    # its first answer there: each line whole, with the match it follows.
+    assert texts == [
+        f"after {ids[0]}\ngoodbye\n",
+        f"after {ids[1]}\n",
+        f"after {ids[2]}\ngoodbye\n",
+        f"after {ids[3]}\ngoodbye\n",
+    ]
 
 
 @needs_bwrap
@@ -268,3 +276,41 @@ def test_nothing_else_is_writable(tmp_path: Path) -> None:
         "/tmp": "writable",
         "/dev/shm": "writable",
     }, done.stdout
+
+
+@pytest.mark.parametrize("sandbox", [pytest.param("auto", marks=needs_bwrap), "none"])
+def test_no_bot_process_plays_one_deal_twice(tmp_path: Path, sandbox: str) -> None:
+    """Every table of a round plays the round's deal, from every seat in turn: a process
+    handed two of those matches would know its opponent's hand (the one it held before)
+    and the stock's order. Each process (named on stderr by a random id) plays a deal at
+    most once; a process is still used again for the next round's deal."""
+    db = tmp_path / "arena.db"
+    for name in ("memo", "memo2"):
+        run_arena(
+            db,
+            "bots",
+            "add",
+            name,
+            "--game",
+            "gin_rummy",
+            "--cwd",
+            str(BOTS),
+            "--",
+            "python",
+            "rememberer.py",
+        )
+    add_random(db)
+    summary = tournament(
+        db, "memo,memo2,random", "--rounds", "2", "--concurrency", "2", "--sandbox", sandbox
+    )
+    assert summary["played"] == 12 and not summary["errors"]
+    deals_of: dict[str, list[int]] = {}
+    for match, replay in replays(db):
+        for seat, name in enumerate(match["entrants"]):
+            if name.startswith("memo"):
+                [process] = set(re.findall(r"process (\w+)", stderr_of(replay, seat)))
+                deals_of.setdefault(process, []).append(replay.header["seed"])
+    assert sum(map(len, deals_of.values())) == 16  # memo and memo2 in 8 matches each
+    for process, deals in deals_of.items():
+        assert len(deals) == len(set(deals)), f"process {process} played a deal twice"
+    assert any(len(deals) > 1 for deals in deals_of.values()), "no process was used again"
