@@ -61,7 +61,13 @@ class RefereeServicer:
             )
         try:
             raw = await asyncio.wait_for(anext(request_iterator), HELLO_TIMEOUT)
-        except Exception:  # no hello in time, the stream ended, or a transport error
+        except TimeoutError:
+            message = f"no Hello within {HELLO_TIMEOUT:g} seconds"
+            yield pb.RefereeMessage(
+                error=pb.Error(code="protocol", message=message)
+            ).SerializeToString()
+            return
+        except Exception:  # the stream ended, or a transport error
             return
         finally:
             if counted:

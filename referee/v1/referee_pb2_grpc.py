@@ -81,8 +81,9 @@ class RefereeServicer:
         request_id. When the token has no more matches (a seat token after its match; a
         player token when the arena retires it, or after the referee's idle limit) the
         referee sends Goodbye and closes the stream normally (status OK). It also closes
-        it when another connection says hello with the same token (the newer stream
-        replaces the older), and with RESOURCE_EXHAUSTED when the bot falls 256 messages
+        it normally, with no Goodbye and the token still good, when another connection
+        says hello with the same token (the newer stream replaces the older) or when the
+        bot closes its sending side; and with RESOURCE_EXHAUSTED when the bot falls 256 messages
         or 4 MiB behind, or sends over 64 messages that answer no waiting Turn (the Turn
         owed is then a "disconnect" fault). Dropping the stream forfeits nothing by itself:
         reconnect and say hello again (but closing only your sending side while the
