@@ -365,7 +365,7 @@ class PlayLoop(Generic[S, A]):
     them in order.
     """
 
-    __slots__ = ("decisions", "game", "max_decisions", "state", "waiting")
+    __slots__ = ("_round", "decisions", "game", "max_decisions", "state", "waiting")
 
     def __init__(self, game: Game[S, A, Any], state: S, max_decisions: int | None = None) -> None:
         self.game = game
@@ -373,6 +373,7 @@ class PlayLoop(Generic[S, A]):
         self.waiting: tuple[int, ...] = game.to_act(state)  # () once the match is over
         self.decisions = 0
         self.max_decisions = max_decisions  # RuntimeError beyond it: an engine bug
+        self._round: list[int] = []  # the seats of the round in play not yet asked
 
     def rounds(
         self, seats: Callable[[tuple[int, ...]], Sequence[int]] = _every_waiting_seat
@@ -385,10 +386,23 @@ class PlayLoop(Generic[S, A]):
         self, seats: Callable[[tuple[int, ...]], Sequence[int]] = _every_waiting_seat
     ) -> Iterator[int]:
         """The seats to ask one at a time: each round's, while each is still waiting."""
-        for round_seats in self.rounds(seats):
-            for seat in round_seats:
+        while (seat := self.next_seat(seats)) is not None:
+            yield seat
+
+    def next_seat(
+        self, seats: Callable[[tuple[int, ...]], Sequence[int]] = _every_waiting_seat
+    ) -> int | None:
+        """The next seat to ask, one at a time (None once the match is over): what
+        ``turns`` yields, for a caller that cannot hold a generator (an environment
+        that is copied)."""
+        while True:
+            while self._round:
+                seat = self._round.pop(0)
                 if seat in self.waiting:
-                    yield seat
+                    return seat
+            if not self.waiting:
+                return None
+            self._round = list(seats(self.waiting))
 
     def play(self, seat: int, action: A) -> bool:
         """Apply ``seat``'s decision; False (nothing applied) when an earlier decision of

@@ -23,6 +23,7 @@ Needs the optional extra: ``pip install 'card-arena[rl]'``.
 
 from __future__ import annotations
 
+import operator
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -39,7 +40,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
     ) from exc
 
 from referee.cards import card
-from referee.game import Game, get_game, parse_rules
+from referee.game import Game, PlayLoop, get_game, parse_rules
 from referee.views import observation_message
 
 # ---- the numeric observation ----------------------------------------------------------
@@ -105,6 +106,19 @@ def numbers(field: str, size: int, doc: str) -> Feature:
         return got + [0.0] * (size - len(got))
 
     return Feature(field, size, f"{doc}: one per seat, 0 past the end", values)
+
+
+def from_your_seat(field: str, size: int, seats: int, doc: str) -> Feature:
+    """A per-seat field rotated so your seat's value comes first, then the next seat's:
+    the same numbers mean the same to a policy whatever seat it plays."""
+
+    def values(o: Any) -> list[float]:
+        per_seat = list(getattr(o, field))
+        if len(per_seat) != seats or not 0 <= o.seat < seats:
+            return [0.0] * size
+        return [float(per_seat[(o.seat + k) % seats]) for k in range(size)]
+
+    return Feature(field, size, f"{doc}, from your seat onwards", values)
 
 
 def seat_onehot(
@@ -175,8 +189,11 @@ def _gin(seats: int, rules: Any) -> list[Feature]:
             lambda o: t.stock_count if (t := my_table(o)) else 0,
         ),
         number("hand_number", "the hand number, 1-based"),
-        numbers(
-            "scores", players if players != 4 else 2, "running scores (per team with 4 players)"
+        from_your_seat(
+            "scores",
+            players if players != 4 else 2,
+            players,
+            "running scores (with 4 players your team's, then the other's)",
         ),
         number("target_score", "the score that ends the match"),
     ]
@@ -223,15 +240,7 @@ def _golf(seats: int, rules: Any) -> list[Feature]:
         number("knocked", "1 after a knock"),
         number("final_turns_left", "turns left after the hole was ended"),
         number("hole", "the hole, 1-based"),
-        Feature(
-            "totals",
-            seats,
-            "running totals, from your seat onwards",
-            lambda o: [
-                float(o.totals[(o.seat + k) % seats]) if len(o.totals) == seats else 0.0
-                for k in range(seats)
-            ],
-        ),
+        from_your_seat("totals", seats, seats, "running totals"),
     ]
 
 
@@ -452,6 +461,8 @@ class CardArenaEnv(AECEnv):  # type: ignore[misc]
             "render_modes": ["ansi"],
             "is_parallelizable": False,
         }
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode {render_mode!r}: this environment renders 'ansi' only")
         self.render_mode = render_mode
         self.features = encoding(game, self.seats, self.rules)
         self.size = sum(f.size for f in self.features)
@@ -466,6 +477,7 @@ class CardArenaEnv(AECEnv):  # type: ignore[misc]
             }
         )
         self.state: Any = None
+        self._loop: PlayLoop[Any, Any] | None = None  # who is asked next, as referee.local asks
         self._rng = random.Random()
         self._cache_key: tuple[Any, str] | None = None
         self._cache: tuple[Any, tuple[str, ...]] = (None, ())
@@ -523,6 +535,7 @@ class CardArenaEnv(AECEnv):  # type: ignore[misc]
         else:
             deal_seed = self._rng.randrange(2**31)
         self.state = self.engine.initial_state(self.rules, self.seats, deal_seed)
+        self._loop = PlayLoop(self.engine, self.state)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -532,9 +545,15 @@ class CardArenaEnv(AECEnv):  # type: ignore[misc]
         self._select()
 
     def _select(self) -> None:
-        to_act = self.engine.to_act(self.state)
-        if to_act:
-            self.agent_selection = self.possible_agents[to_act[0]]
+        """The next agent to act: the seats a round asks at once (gin's two tables, the
+        seats of a solitaire hole) one after another, in the order referee.local asks
+        them. Only its ``infos`` hold the observation and legal codes."""
+        assert self._loop is not None
+        seat = self._loop.next_seat()
+        if seat is not None:
+            self.agent_selection = self.possible_agents[seat]
+            for agent in self.agents:
+                self.infos[agent] = {}
             agent = self.agent_selection
             self.infos[agent] = {
                 "observation": self.observation_message(agent),
@@ -544,8 +563,10 @@ class CardArenaEnv(AECEnv):  # type: ignore[misc]
             self.agent_selection = self.agents[0]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The agent's observation; its mask marks the legal actions when it is the agent
+        to act, and none otherwise (another seat waiting in the same round acts later)."""
         mask = np.zeros(len(self.action_codes), dtype=np.int8)
-        for code in self.legal_codes(agent):
+        for code in self.legal_codes(agent) if agent == self.agent_selection else ():
             mask[self.action_index[code]] = 1
         return {
             "observation": self.encode_observation(self.observation_message(agent)),
@@ -558,13 +579,15 @@ class CardArenaEnv(AECEnv):  # type: ignore[misc]
             self._was_dead_step(action)
             return
         seat = self.possible_agents.index(agent)
-        code = self.action_codes[int(action)] if action is not None else ""
+        code = self._code(agent, action)
         if code not in self.legal_codes(agent):
             raise ValueError(
                 f"{agent}: action {action} ({code!r}) is not legal now; legal: {self.legal_codes(agent)}"
             )
         self._cumulative_rewards[agent] = 0.0
-        self.state = self.engine.apply(self.state, seat, self.engine.decode(code))
+        assert self._loop is not None
+        self._loop.play(seat, self.engine.decode(code))
+        self.state = self._loop.state
         self.rewards = dict.fromkeys(self.agents, 0.0)
         outcome = self.engine.outcome(self.state)
         if outcome is not None:
@@ -574,6 +597,22 @@ class CardArenaEnv(AECEnv):  # type: ignore[misc]
                 self.infos[a] = {}
         self._accumulate_rewards()
         self._select()
+
+    def _code(self, agent: str, action: Any) -> str:
+        """The code of an action index: an integer (NumPy's too) in the action space, not
+        -1 (which Python would read from the end) nor 2.5 nor "3"."""
+        if action is None:
+            raise ValueError(f"{agent} is to act: an action index is needed, not None")
+        try:
+            index = operator.index(action) if not isinstance(action, bool) else -1
+        except TypeError:
+            index = -1
+        if not 0 <= index < len(self.action_codes):
+            raise ValueError(
+                f"{agent}: action {action!r} is not an index of the action space "
+                f"(0 to {len(self.action_codes) - 1})"
+            )
+        return self.action_codes[index]
 
     def _reward(self, outcome: Any, seat: int) -> float:
         if self.seats == 1:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +22,13 @@ from pettingzoo.test import api_test
 
 from arena.bots import BotPool
 from arena.store import Entrant
+from referee.game import get_game, parse_rules, play_out
 from referee.match import MatchConfig
 from referee.pettingzoo import describe_encoding, env, raw_env
 from referee.service import RefereeCore, start_server
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
-from sample_bots import rl_policy
+from sample_bots import gin_strategy, rl_policy
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -86,6 +88,98 @@ def test_an_illegal_action_is_refused() -> None:
     illegal = int((obs["action_mask"] == 0).nonzero()[0][0])
     with pytest.raises(ValueError, match="not legal now"):
         e.step(illegal)
+
+
+@pytest.mark.parametrize(
+    "action", [-1, 2.5, "3", True, None, 10_000], ids=["-1", "2.5", "'3'", "True", "None", "big"]
+)
+def test_an_action_that_is_no_index_of_the_action_space_is_refused(action: Any) -> None:
+    """-1 was read from the end of the codes (and played when legal), 2.5 and "3" as 2
+    and 3, and an index past the end was an IndexError."""
+    e = raw_env("gin_rummy", max_hands=1)
+    e.reset(seed=1)
+    before, agent = e.state, e.agent_selection
+    with pytest.raises(ValueError, match=r"an action index is needed|not an index of"):
+        e.step(action)
+    assert e.state is before and e.agent_selection == agent
+
+
+def test_render_modes_other_than_ansi_are_refused() -> None:
+    with pytest.raises(ValueError, match="renders 'ansi' only"):
+        raw_env("golf", render_mode="human")
+
+
+@pytest.mark.parametrize(
+    ("game", "seats", "rules"),
+    [
+        ("gin_rummy", 4, {"max_hands": 2, "players": 4}),
+        ("golf_solitaire", 3, {"holes": 2}),
+    ],
+)
+def test_seats_asked_at_once_are_asked_in_the_order_local_play_asks_them(
+    game: str, seats: int, rules: dict[str, Any]
+) -> None:
+    """Gin's two tables, a solitaire hole's seats: the referee asks them at once, local
+    play one after another round by round. The environment asked the lowest seat
+    waiting after every step, so one table played its whole hand before the other
+    began (and saw the other's result). Only the agent to act has a mask."""
+    e = raw_env(game, seats, **rules)
+    e.reset(seed=5)
+
+    def pick(legal: Sequence[str], n: int) -> str:
+        return sorted(legal)[n * 7 % len(legal)]
+
+    in_env: list[tuple[int, str]] = []
+    for agent in e.agent_iter():
+        _obs, _, terminated, truncated, info = e.last()
+        if terminated or truncated:
+            e.step(None)
+            continue
+        for other in e.agents:
+            if other != agent:
+                assert not e.observe(other)["action_mask"].any() and not e.infos[other]
+        code = pick(info["legal_actions"], len(in_env))
+        in_env.append((e.possible_agents.index(agent), code))
+        e.step(e.action_index[code])
+
+    engine = get_game(game)
+    locally: list[tuple[int, str]] = []
+
+    def choose(state: Any, seat: int, legal: tuple[Any, ...]) -> Any:
+        code = pick([engine.encode(a) for a in legal], len(locally))
+        locally.append((seat, code))
+        return engine.decode(code)
+
+    play_out(engine, engine.initial_state(parse_rules(engine.Rules, rules), seats, 5), choose)
+    assert in_env == locally
+    assert len({seat for seat, _ in in_env[:4]}) > 2  # not one table (seat) at a time
+
+
+def test_gin_scores_are_given_from_your_seat_onwards() -> None:
+    """The vector had the running scores in seat order and nothing saying which seat
+    was yours: seat 0 and seat 1 saw the same numbers."""
+    e = raw_env("gin_rummy", 3, max_hands=3, players=3)
+    e.reset(seed=2)
+    offset = 0
+    for feature in e.features:
+        if feature.name == "scores":
+            break
+        offset += feature.size
+    seen = 0
+    for _agent in e.agent_iter():
+        obs, _, terminated, truncated, info = e.last()
+        if terminated or truncated:
+            e.step(None)
+            continue
+        message = info["observation"]
+        scores = list(message.scores)
+        me = message.seat
+        assert list(obs["observation"][offset : offset + 3]) == [
+            scores[(me + k) % 3] for k in range(3)
+        ]
+        seen += len(set(scores)) > 1
+        e.step(e.action_index[gin_strategy.choose(message, list(info["legal_actions"]))])
+    assert seen  # some decisions were made with unequal scores
 
 
 SEED = 11
