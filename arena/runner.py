@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from arena import run_locks
 from arena.bots import BotLog, MatchSeat
 from arena.distributed import ClusterOptions as ClusterOptions  # its home; imported from here too
 from arena.matchplay import HostSettings, MatchHost, MatchJob, MatchNotPlayed, PlayedMatch
@@ -177,7 +178,23 @@ async def run_tournament(
     with its own referee and bots; either way this process alone writes the database.
     ``core`` lets a caller (the benchmark) observe the in-process referee while it runs;
     ``sandbox`` overrides the stored mode (resolved where the bots run otherwise:
-    SandboxError if unusable)."""
+    SandboxError if unusable). TournamentError when another arena process is playing
+    the tournament now."""
+    try:
+        with run_locks.claim(store.path, tournament_id):
+            return await _run_claimed(store, tournament_id, on_progress, core, cluster, sandbox)
+    except run_locks.RunClaimed as exc:
+        raise TournamentError(str(exc)) from exc
+
+
+async def _run_claimed(
+    store: Store,
+    tournament_id: int,
+    on_progress: ProgressCallback | None,
+    core: RefereeCore | None,
+    cluster: ClusterOptions | None,
+    sandbox: Sandbox | None,
+) -> RunSummary:
     record = store.tournament(tournament_id)
     if record.secret is None:
         raise TournamentError(

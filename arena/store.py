@@ -7,6 +7,7 @@ faults and replay, so a crash loses at most the matches in flight.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sqlite3
@@ -20,7 +21,9 @@ from typing import Any
 
 import sqlite_utils
 
+from arena import run_locks
 from arena.artifacts import Artifact
+from arena.run_locks import RUNS_SUFFIX
 from arena.settings import TournamentSettings
 from arena.submissions import (
     BotVersion,
@@ -115,10 +118,14 @@ class Store:
         try:
             self.db = sqlite_utils.Database(self.path)
             self.db.execute(f"pragma busy_timeout = {int(BUSY_SECONDS * 1000)}")
+            self._schema_version()  # another program's database is left as it is
             _use_wal(self.db)
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path} is not an arena database: {exc}") from exc
+            if "readonly" not in str(exc):
+                raise StoreError(f"{self.path} is not an arena database: {exc}") from exc
+            # A file this user may only read: read it as it is (a write says why it fails).
         self._migrate()
+        self._check_columns()
         # Submitted bots' files are unpacked beside the database, one folder per hash.
         self.submissions = Submissions(
             self.db, self.path.resolve().with_name(self.path.name + ".bots")
@@ -146,7 +153,7 @@ class Store:
         with self.writing():
             version = self._schema_version()
             if version is None:
-                self._create_tables()
+                _create_tables(self.db)
             else:
                 self._check_schema(version)
             for table, column, kind, default in self._missing_columns():
@@ -155,130 +162,42 @@ class Store:
     def _check_schema(self, version: int) -> None:
         if version != SCHEMA_VERSION:
             raise StoreError(f"{self.path} has schema {version}; this arena uses {SCHEMA_VERSION}")
+        missing = sorted(set(_expected_columns()) - set(self.db.table_names()))
+        if missing:
+            raise StoreError(f"{self.path} is damaged: it has no table {', '.join(missing)}")
+
+    def _check_columns(self) -> None:
+        for table, columns in _expected_columns().items():
+            missing = sorted(columns - set(self.db.table(table).columns_dict))
+            if missing:
+                raise StoreError(
+                    f"{self.path} is damaged: its table {table} has no column {', '.join(missing)}"
+                )
 
     def _schema_version(self) -> int | None:
+        """The arena schema of the file; None for a new, empty one. StoreError for a
+        database of another program (tables but no arena schema: it is not changed)."""
         try:
             names = set(self.db.table_names())
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path} is not an arena database: {exc}") from exc
         if "meta" not in names:
+            if names:
+                shown = ", ".join(sorted(names)[:5]) + (", ..." if len(names) > 5 else "")
+                raise StoreError(
+                    f"{self.path} is not an arena database (it has tables {shown} and no "
+                    "arena schema); give another --db"
+                )
             return None
-        return int(self.db.table("meta").get("schema")["value"])
-
-    def _create_tables(self) -> None:
-        db = self.db
-        db.table("meta").insert({"key": "schema", "value": str(SCHEMA_VERSION)}, pk="key")
-        db.table("entrants").create(
-            {"name": str, "games": str, "command": str, "cwd": str, "created": str}, pk="name"
-        )
-        db.table("tournaments").create(
-            {
-                "id": int,
-                "game": str,
-                "rules": str,
-                "rules_key": str,
-                "bots": str,
-                "seats": int,
-                "rounds": int,
-                "seed": int,
-                "concurrency": int,
-                "settings": str,
-                "status": str,
-                "total_matches": int,
-                "created": str,
-                "finished": str,
-                "secret": str,
-                "schedule_version": int,
-            },
-            pk="id",
-        )
-        db.table("matches").create(
-            {
-                "id": str,
-                "tournament_id": int,
-                "idx": int,
-                "game": str,
-                "rules_key": str,
-                "seed": int,
-                "seats": int,
-                "entrants": str,
-                "reason": str,
-                "decisions": int,
-                "started": str,
-                "finished": str,
-                "seconds": float,
-                "outcome": str,
-            },
-            pk="id",
-            foreign_keys=[("tournament_id", "tournaments", "id")],
-        )
-        db.table("matches").create_index(["tournament_id", "idx"], unique=True)
-        db.table("matches").create_index(["game", "rules_key"])
-        db.table("results").create(
-            {
-                "match_id": str,
-                "seat": int,
-                "entrant": str,
-                "score": float,
-                "rank": int,
-                "team": int,
-                "faults": int,
-                "forfeited": int,
-            },
-            pk=("match_id", "seat"),
-            foreign_keys=[("match_id", "matches", "id")],
-        )
-        db.table("results").create_index(["entrant"])
-        db.table("faults").create(
-            {
-                "id": int,
-                "match_id": str,
-                "seat": int,
-                "entrant": str,
-                "kind": str,
-                "reason": str,
-                "decision": int,
-            },
-            pk="id",
-            foreign_keys=[("match_id", "matches", "id")],
-        )
-        db.table("replays").create({"match_id": str, "jsonl_z": bytes}, pk="match_id")
-        db.table("ratings").create(
-            {
-                "game": str,
-                "rules_key": str,
-                "entrant": str,
-                "mu": float,
-                "sigma": float,
-                "games": int,
-                "updated": str,
-            },
-            pk=("game", "rules_key", "entrant"),
-        )
-        db.table("rating_history").create(
-            {
-                "game": str,
-                "rules_key": str,
-                "seq": int,
-                "match_id": str,
-                "entrant": str,
-                "mu": float,
-                "sigma": float,
-            },
-            pk=("game", "rules_key", "seq", "entrant"),
-        )
+        try:
+            return int(self.db.table("meta").get("schema")["value"])
+        except (sqlite_utils.db.NotFoundError, TypeError, ValueError) as exc:
+            raise StoreError(f"{self.path} is damaged: its meta table has no schema") from exc
 
     def _missing_columns(self) -> list[tuple[str, str, type, int | None]]:
         """Columns added since schema 1 that an older database lacks: (table, column, type,
         default)."""
-        added: list[tuple[str, str, type, int | None]] = [
-            ("entrants", "removed", int, 0),
-            ("matches", "artifacts", str, None),
-            ("tournaments", "secret", str, None),  # before deals were secret
-            ("matches", "worker", str, None),
-            ("tournaments", "schedule_version", int, 1),  # before partnerships varied
-        ]
-        return [a for a in added if a[1] not in self.db.table(a[0]).columns_dict]
+        return [a for a in _ADDED_COLUMNS if a[1] not in self.db.table(a[0]).columns_dict]
 
     # ---- entrants -------------------------------------------------------------
 
@@ -455,7 +374,7 @@ class Store:
                 },
                 strict=False,
             ),
-            r["status"],
+            _live_status(self.path, r["id"], r["status"]),
             r["total_matches"],
             r["created"],
             r["finished"],
@@ -753,7 +672,139 @@ def _settings_before_the_object(stored: dict[str, Any]) -> dict[str, Any]:
 
 
 def database_files(path: str | Path) -> tuple[str, ...]:
-    """A database's files by absolute path (with SQLite's journals), which no bot may see:
-    the sandbox hides them."""
+    """A database's files by absolute path (with SQLite's journals and the tournaments'
+    run locks), which no bot may see: the sandbox hides them."""
     base = os.path.abspath(path)
-    return tuple(base + suffix for suffix in ("", "-wal", "-shm", "-journal"))
+    return tuple(base + suffix for suffix in ("", "-wal", "-shm", "-journal", RUNS_SUFFIX))
+
+
+def _live_status(path: Path, tournament_id: int, status: str) -> str:
+    """A tournament stored as running that no live arena plays was left by an arena
+    that died (SIGKILL, a crash of the machine): it is interrupted, to resume."""
+    if status == "running" and not run_locks.playing(path, tournament_id):
+        return "interrupted"
+    return status
+
+
+def _create_tables(db: sqlite_utils.Database) -> None:
+    db.table("meta").insert({"key": "schema", "value": str(SCHEMA_VERSION)}, pk="key")
+    db.table("entrants").create(
+        {"name": str, "games": str, "command": str, "cwd": str, "created": str}, pk="name"
+    )
+    db.table("tournaments").create(
+        {
+            "id": int,
+            "game": str,
+            "rules": str,
+            "rules_key": str,
+            "bots": str,
+            "seats": int,
+            "rounds": int,
+            "seed": int,
+            "concurrency": int,
+            "settings": str,
+            "status": str,
+            "total_matches": int,
+            "created": str,
+            "finished": str,
+            "secret": str,
+            "schedule_version": int,
+        },
+        pk="id",
+    )
+    db.table("matches").create(
+        {
+            "id": str,
+            "tournament_id": int,
+            "idx": int,
+            "game": str,
+            "rules_key": str,
+            "seed": int,
+            "seats": int,
+            "entrants": str,
+            "reason": str,
+            "decisions": int,
+            "started": str,
+            "finished": str,
+            "seconds": float,
+            "outcome": str,
+        },
+        pk="id",
+        foreign_keys=[("tournament_id", "tournaments", "id")],
+    )
+    db.table("matches").create_index(["tournament_id", "idx"], unique=True)
+    db.table("matches").create_index(["game", "rules_key"])
+    db.table("results").create(
+        {
+            "match_id": str,
+            "seat": int,
+            "entrant": str,
+            "score": float,
+            "rank": int,
+            "team": int,
+            "faults": int,
+            "forfeited": int,
+        },
+        pk=("match_id", "seat"),
+        foreign_keys=[("match_id", "matches", "id")],
+    )
+    db.table("results").create_index(["entrant"])
+    db.table("faults").create(
+        {
+            "id": int,
+            "match_id": str,
+            "seat": int,
+            "entrant": str,
+            "kind": str,
+            "reason": str,
+            "decision": int,
+        },
+        pk="id",
+        foreign_keys=[("match_id", "matches", "id")],
+    )
+    db.table("replays").create({"match_id": str, "jsonl_z": bytes}, pk="match_id")
+    db.table("ratings").create(
+        {
+            "game": str,
+            "rules_key": str,
+            "entrant": str,
+            "mu": float,
+            "sigma": float,
+            "games": int,
+            "updated": str,
+        },
+        pk=("game", "rules_key", "entrant"),
+    )
+    db.table("rating_history").create(
+        {
+            "game": str,
+            "rules_key": str,
+            "seq": int,
+            "match_id": str,
+            "entrant": str,
+            "mu": float,
+            "sigma": float,
+        },
+        pk=("game", "rules_key", "seq", "entrant"),
+    )
+
+
+# Columns added since schema 1, which an older database lacks: (table, column, type, default).
+_ADDED_COLUMNS: list[tuple[str, str, type, int | None]] = [
+    ("entrants", "removed", int, 0),
+    ("matches", "artifacts", str, None),
+    ("tournaments", "secret", str, None),  # before deals were secret
+    ("matches", "worker", str, None),
+    ("tournaments", "schedule_version", int, 1),  # before partnerships varied
+]
+
+
+@functools.cache
+def _expected_columns() -> dict[str, frozenset[str]]:
+    """Every table of the schema and its columns, as a new database has them."""
+    db = sqlite_utils.Database(memory=True)
+    _create_tables(db)
+    columns = {t: set(db.table(t).columns_dict) for t in db.table_names()}
+    for table, column, _kind, _default in _ADDED_COLUMNS:
+        columns[table].add(column)
+    return {t: frozenset(c) for t, c in columns.items()}

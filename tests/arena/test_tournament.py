@@ -4,6 +4,7 @@ matches and ends with exactly the ratings of an uninterrupted run."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -134,7 +135,8 @@ def test_killed_tournament_resumes_to_the_same_results_and_ratings(tmp_path: Pat
     before = results(killed)
     assert 0 < len(before) // 2 < 12
     status = json.loads(arena(killed, "tournament", "list", "--json").stdout)[0]
-    assert status["status"] == "running" and status["matches_done"] == len(before) // 2
+    # stored as running, but no live arena plays it: interrupted, to resume
+    assert status["status"] == "interrupted" and status["matches_done"] == len(before) // 2
     assert "secret" not in status
 
     out = json.loads(arena(killed, "tournament", "resume", "1", "--json").stdout)
@@ -146,3 +148,35 @@ def test_killed_tournament_resumes_to_the_same_results_and_ratings(tmp_path: Pat
     assert (
         json.loads(arena(killed, "tournament", "list", "--json").stdout)[0]["status"] == "finished"
     )
+
+
+def test_a_tournament_is_played_by_one_arena_at_a_time(tmp_path: Path) -> None:
+    """A resume while another arena plays the tournament played the same matches; the
+    second to store one crashed and marked the tournament interrupted under the first.
+    Now it is refused, the first plays on to the end, and each match is stored once."""
+    db = tmp_path / "arena.db"
+    register(db, ["a", "b", "c"])
+    proc = subprocess.Popen(
+        [*dies_with_tests(), *ARENA, *RUN, "--concurrency", "1", "--db", str(db)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+        with contextlib.suppress(sqlite3.OperationalError):
+            if results(db):
+                break
+    assert proc.poll() is None, "the tournament finished before a second arena could try"
+    second = arena(db, "tournament", "resume", "1", check=False)
+    listed = json.loads(arena(db, "tournament", "list", "--json").stdout)[0]
+    _, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 0, stderr
+    assert second.returncode == 2
+    assert "being played by another arena process" in second.stderr
+    assert listed["status"] == "running"
+    final = json.loads(arena(db, "tournament", "list", "--json").stdout)[0]
+    assert final["status"] == "finished" and final["matches_done"] == 12
+    assert len(results(db)) == 24  # 12 matches of 2 seats, each once

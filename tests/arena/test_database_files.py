@@ -1,0 +1,94 @@
+"""Database files that are not what the arena expects: another program's, damaged ones,
+read-only ones. Each is a one-line error (exit 2) or, read-only, read as it is; none is
+changed by a command that only reads."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, add_sample_bot, arena
+
+
+def _sql(db: Path, *statements: str) -> None:
+    with sqlite3.connect(db) as conn:
+        for statement in statements:
+            conn.execute(statement)
+
+
+def test_another_programs_database_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
+    """`tournament list` on it added every arena table and switched it to WAL mode."""
+    db = tmp_path / "notes.db"
+    _sql(db, "create table notes (text)", "insert into notes values ('keep me')")
+    before = db.read_bytes()
+    for command in (("tournament", "list"), ("bots", "list"), ("leaderboard", "--game", "golf")):
+        out = arena(db, *command, check=False)
+        assert out.returncode == 2, out.stderr
+        assert "is not an arena database (it has tables notes and no arena schema)" in out.stderr
+        assert "Traceback" not in out.stderr
+    assert db.read_bytes() == before
+    assert not (tmp_path / "notes.db-wal").exists()
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        ("drop table ratings", "is damaged: it has no table ratings"),
+        ("alter table results drop column team", "its table results has no column team"),
+        ("delete from meta", "is damaged: its meta table has no schema"),
+        ("update meta set value = 'x' where key = 'schema'", "its meta table has no schema"),
+    ],
+)
+def test_a_damaged_arena_database_is_a_one_line_error(
+    tmp_path: Path, damage: str, message: str
+) -> None:
+    db = tmp_path / "arena.db"
+    add_sample_bot(db, "r1")
+    _sql(db, damage)
+    for command in (("tournament", "list"), ("matches", "list"), ("replay", "verify")):
+        out = arena(db, *command, check=False)
+        assert out.returncode == 2 and message in out.stderr, (command, out.stderr)
+        assert "Traceback" not in out.stderr
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("setpriv") is None,
+    reason="needs root to read the file as another user (setpriv)",
+)
+def test_a_database_this_user_may_only_read_is_read(tmp_path: Path) -> None:
+    """Every open switched the file to WAL mode first: "attempt to write a readonly
+    database" even for `bots list`. (In a folder of its own under /tmp: another user
+    cannot reach pytest's.)"""
+    folder = Path(tempfile.mkdtemp(prefix="arena-ro-"))
+    try:
+        db = folder / "arena.db"
+        add_sample_bot(db, "r1")
+        _sql(db, "pragma journal_mode = delete")
+        db.chmod(0o444)
+        folder.chmod(0o555)
+        listed = _as_nobody(db, "bots", "list", "--json")
+        assert listed.returncode == 0, listed.stderr
+        assert '"r1"' in listed.stdout
+    finally:
+        folder.chmod(0o755)
+        shutil.rmtree(folder)
+
+
+def _as_nobody(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The CLI run by user nobody."""
+    nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
+    return subprocess.run(
+        ["setpriv", *nobody, sys.executable, "-m", "arena.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd="/",
+        timeout=120,
+        env={**os.environ, "ARENA_DB": str(db), "PYTHONPATH": str(ROOT)},
+    )
