@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from arena.rendering import ALL_HANDS, AllHands, event_text, render_view, terminal_text
+from referee.numbers import whole_number
 from referee.replay import Replay, simulate
 
 # The terminal shows one seat or all hands (no spectator view: a replay is read afterwards).
@@ -22,11 +23,10 @@ def parse_seat(seat: str, seats: int) -> SeatChoice:
     """'all' -> ALL_HANDS; a seat number -> that seat."""
     if seat == "all":
         return ALL_HANDS
-    try:
-        number = int(seat)
-    except ValueError:
-        raise ValueError(f"--seat must be a seat number or 'all', not {seat!r}") from None
-    if not 0 <= number < seats:
+    number = whole_number(seat)  # not int(): it takes " 1", "+1" and other scripts' digits
+    if number is None:
+        raise ValueError(f"--seat must be a seat number or 'all', not {seat!r}")
+    if number >= seats:
         raise ValueError(f"seat {number} does not exist: this match has seats 0-{seats - 1}")
     return number
 
@@ -138,7 +138,10 @@ def replay_show(replay: Replay, seat_text: str, console: Console, interactive: b
             "[dim]enter/n: next  b: back  g N: step N  h N: hand N  "
             "s [N|all]: next seat / seat N / all hands  e: end  q: quit[/]"
         )
-        command = input("> ").strip()
+        try:
+            command = input("> ").strip()
+        except EOFError:  # stdin closed (--step with input from a file or pipe): done
+            return
         if command in ("q", "quit"):
             return
         if command == "b":

@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
+import stat
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from referee.game import (
@@ -31,6 +35,12 @@ if TYPE_CHECKING:
     from referee.matchspec import FaultRecord, MatchSpec
 
 SCHEMA_VERSION = 1
+# The most bytes of replay text read, from a file or a stored replay once decompressed.
+# Real replays are tens of KiB; the cap bounds memory for /dev/zero or a zlib bomb.
+MAX_REPLAY_BYTES = 64 * 1024 * 1024
+# Replay lines nest a few levels (rules, outcome details); a deeper line is not one, and
+# comparing or printing it could exhaust Python's recursion limit.
+MAX_NESTING = 32
 
 
 class ReplayError(ValueError):
@@ -153,39 +163,99 @@ _REQUIRED = {
     "stderr": ("seat", "text"),
     "end": ("reason", "outcome", "forfeited"),
 }
+# Fields a line may lack but that the viewers read when present: checked the same way.
+_OPTIONAL = {
+    "header": ("match_id", "config", "started"),
+    "event": ("hand", "seat", "private_text", "visible_to"),
+    "decision": ("n", "ms"),
+    "fault": ("decision",),
+    "stderr": ("dropped_bytes",),
+    "end": ("decisions", "finished"),
+}
+_OUTCOME_REQUIRED = ("scores", "ranks")
 
 
-# The JSON type of each required field (a bool is no integer here), so that a field of
-# the wrong type is a ReplayError naming it rather than an exception deep in an engine.
-_TYPES: dict[str, tuple[type, str]] = {
-    "schema": (int, "an integer"),
-    "game": (str, "a string"),
-    "game_version": (int, "an integer"),
-    "rules": (dict, "an object"),
-    "seed": (int, "an integer"),
-    "seats": (int, "an integer"),
-    "players": (list, "a list"),
-    "kind": (str, "a string"),
-    "text": (str, "a string"),
-    "seat": (int, "an integer"),
-    "action": (str, "a string"),
-    "status": (str, "a string"),
-    "reason": (str, "a string"),
-    "outcome": (dict, "an object"),
-    "forfeited": (list, "a list"),
+@dataclass(frozen=True)
+class _Type:
+    want: type | tuple[type, ...]
+    name: str
+    items: type | tuple[type, ...] | None = None  # a list's items, when it is a list
+
+    def fits(self, value: Any) -> bool:
+        if not _is(value, self.want):
+            return False
+        return self.items is None or all(_is(item, self.items) for item in value)
+
+
+def _is(value: Any, want: type | tuple[type, ...]) -> bool:
+    # JSON true is no number here, though Python's bool is an int.
+    return isinstance(value, want) and not isinstance(value, bool)
+
+
+_INT = _Type(int, "an integer")
+_STR = _Type(str, "a string")
+_OBJECT = _Type(dict, "an object")
+# The JSON type of each field, so that a field of the wrong type is a ReplayError naming
+# it rather than an exception deep in an engine or a viewer.
+_TYPES: dict[str, _Type] = {
+    "schema": _INT,
+    "game": _STR,
+    "game_version": _INT,
+    "rules": _OBJECT,
+    "seed": _INT,
+    "seats": _INT,
+    "players": _Type(list, "a list of strings", str),
+    "match_id": _STR,
+    "config": _OBJECT,
+    "started": _STR,
+    "kind": _STR,
+    "text": _STR,
+    "hand": _INT,
+    "private_text": _STR,
+    "visible_to": _Type(list, "a list of integers", int),
+    "seat": _INT,
+    "n": _INT,
+    "action": _STR,
+    "status": _STR,
+    "ms": _Type((int, float), "a number"),
+    "decision": _INT,
+    "dropped_bytes": _INT,
+    "reason": _STR,
+    "outcome": _OBJECT,
+    "forfeited": _Type(list, "a list of integers", int),
+    "decisions": _INT,
+    "finished": _STR,
+    "scores": _Type(list, "a list of numbers", (int, float)),
+    "ranks": _Type(list, "a list of integers", int),
 }
 
 
-def _field_problem(row: dict[str, Any], kind: str) -> str | None:
-    """What is wrong with a line's required fields: missing, or of the wrong type."""
-    missing = [k for k in _REQUIRED[kind] if k not in row]
+def _brief(value: Any) -> str:
+    """``value`` for an error message: as JSON, as in the file, cut short (a field may be
+    megabytes)."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else f"{text[:50]}... ({len(text)} characters)"
+
+
+def _fields_problem(
+    obj: dict[str, Any], required: Sequence[str], optional: Sequence[str], where: str
+) -> str | None:
+    """What is wrong with an object's fields: a required one missing, or one of the wrong type."""
+    missing = [k for k in required if k not in obj]
     if missing:
-        return f"{kind} line lacks {', '.join(missing)}"
-    for key in _REQUIRED[kind]:
-        want, name = _TYPES[key]
-        if not isinstance(row[key], want) or (want is int and isinstance(row[key], bool)):
-            return f"{kind} line: {key} must be {name}, not {row[key]!r}"
+        return f"{where} lacks {', '.join(missing)}"
+    for key in (*required, *optional):
+        if key in obj and not _TYPES[key].fits(obj[key]):
+            return f"{where}: {key} must be {_TYPES[key].name}, not {_brief(obj[key])}"
     return None
+
+
+def _field_problem(row: dict[str, Any], kind: str) -> str | None:
+    """What is wrong with a line's fields (and an end line's outcome)."""
+    problem = _fields_problem(row, _REQUIRED[kind], _OPTIONAL[kind], f"{kind} line")
+    if problem is None and kind == "end":
+        problem = _fields_problem(row["outcome"], _OUTCOME_REQUIRED, (), "end line: outcome")
+    return problem
 
 
 def _seat_problem(header: dict[str, Any], row: dict[str, Any]) -> str | None:
@@ -198,23 +268,55 @@ def _seat_problem(header: dict[str, Any], row: dict[str, Any]) -> str | None:
     return None
 
 
+def _nesting(value: Any) -> int:
+    """How deeply lists and objects nest in ``value`` (without recursion)."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            if depth <= MAX_NESTING:  # past the cap, how much deeper does not matter
+                values = item.values() if isinstance(item, dict) else item
+                stack.extend((v, depth + 1) for v in values)
+    return deepest
+
+
+def _load_line(raw: str, number: int) -> Any:
+    """One line's JSON, with a ReplayError for anything json cannot or should not read."""
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ReplayError(f"line {number}: not JSON ({exc.msg})") from exc
+    except RecursionError as exc:
+        raise ReplayError(f"line {number}: nested more than {MAX_NESTING} levels deep") from exc
+    except ValueError as exc:  # an integer past Python's digit limit for int()
+        detail = str(exc).split(";")[0]
+        raise ReplayError(
+            f"line {number}: unreadable number ({detail[:1].lower()}{detail[1:]})"
+        ) from exc
+    # Counting brackets is cheap; only a line with many of them can nest too deeply.
+    if raw.count("[") + raw.count("{") > MAX_NESTING and _nesting(value) > MAX_NESTING:
+        raise ReplayError(f"line {number}: nested more than {MAX_NESTING} levels deep")
+    return value
+
+
 def parse_replay(text: str) -> Replay:
     """Read a replay, with an error naming the line for anything malformed."""
     rows: list[dict[str, Any]] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    # Lines end at "\n" only: str.splitlines would also split at U+2028 or U+0085 inside
+    # a JSON string (a bot's stderr), which the encoder writes as they are.
+    for number, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
             continue
-        try:
-            row = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise ReplayError(f"line {number}: not JSON ({exc.msg})") from exc
+        row = _load_line(raw, number)
         if not isinstance(row, dict) or "type" not in row:
             raise ReplayError(f"line {number}: expected an object with a 'type'")
         kind = row["type"]
         if (number == 1) != (kind == "header"):
             raise ReplayError(f"line {number}: the header must be the first line, and only it")
         if kind != "header" and kind not in _LINE_TYPES:
-            raise ReplayError(f"line {number}: unknown line type {kind!r}")
+            raise ReplayError(f"line {number}: unknown line type {_brief(kind)}")
         problem = _field_problem(row, kind)
         if problem is None and kind == "header":
             if row["schema"] != SCHEMA_VERSION:
@@ -243,6 +345,75 @@ def parse_replay(text: str) -> Replay:
     return Replay(header, tuple(rows[1:]))
 
 
+_NOT_REGULAR = {
+    stat.S_IFDIR: "a directory",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+def read_replay_file(path: Path, limit: int = MAX_REPLAY_BYTES) -> str:
+    """A replay file's text. Only a regular file (after symlinks) of at most ``limit``
+    bytes of UTF-8: a FIFO would block, /dev/zero would never end."""
+    try:
+        # O_NONBLOCK: opening a FIFO does not wait for a writer (no effect on a file).
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                what = _NOT_REGULAR.get(stat.S_IFMT(info.st_mode), "not a regular file")
+                raise ReplayError(f"cannot read {path}: it is {what}, not a replay file")
+            if info.st_size > limit:
+                raise ReplayError(_too_large(str(path), limit))
+            data = f.read(limit + 1)  # + 1: the file may have grown since fstat
+    except OSError as exc:
+        raise ReplayError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    if len(data) > limit:
+        raise ReplayError(_too_large(str(path), limit))
+    return decode_replay(data, str(path))
+
+
+def decompress_replay(blob: Any, source: str, limit: int = MAX_REPLAY_BYTES) -> str:
+    """A stored (zlib-compressed) replay's text, decompressing at most ``limit`` bytes: a
+    small blob can inflate to gigabytes."""
+    if not isinstance(blob, bytes):
+        raise ReplayError(f"{source} is corrupt: not compressed data")
+    inflater = zlib.decompressobj()
+    try:
+        data = inflater.decompress(blob, limit + 1)
+    except zlib.error as exc:
+        raise ReplayError(f"{source} is corrupt: {exc}") from exc
+    if len(data) > limit:
+        raise ReplayError(_too_large(source, limit, " once decompressed"))
+    if not inflater.eof:
+        raise ReplayError(f"{source} is corrupt: the compressed data is truncated")
+    return decode_replay(data, source)
+
+
+# What a file that is not UTF-8 may be, by its first bytes: to say so in the error.
+_MAGIC = ((b"\x1f\x8b", "gzip-compressed"), (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
+
+
+def decode_replay(data: bytes, source: str) -> str:
+    """Replay bytes as text: UTF-8, as replays are written, or a ReplayError saying where not."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        hint = next((f" (it looks {name})" for m, name in _MAGIC if data.startswith(m)), "")
+        raise ReplayError(
+            f"{source}: line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x} "
+            f"at offset {exc.start}){hint}"
+        ) from exc
+
+
+def _too_large(source: str, limit: int, how: str = "") -> str:
+    size = f"{limit // 2**20} MiB" if limit % 2**20 == 0 else f"{limit} bytes"
+    return f"{source} is larger than {size}{how}, the limit for a replay"
+
+
 @dataclass(frozen=True)
 class Step:
     """One line of a replay with the engine state right after it."""
@@ -265,12 +436,25 @@ def simulate(replay: Replay) -> tuple[Any, Any, Iterator[Step]]:
     def steps() -> Iterator[Step]:
         state = initial
         yield Step(header, state)
-        for line in replay.lines:
+        for number, line in enumerate(replay.lines, start=2):
             if line["type"] == "decision":
-                state = game.apply(state, line["seat"], game.decode(line["action"]))
+                try:
+                    state = _play(game, state, line)
+                except ActionError as exc:  # what verify reports: a viewer cannot go on
+                    raise ReplayError(f"line {number}: {exc}") from exc
             yield Step(line, state)
 
     return game, rules, steps()
+
+
+def _play(game: Any, state: Any, line: dict[str, Any]) -> Any:
+    """The state after a decision line, checked as the referee checks a move: an engine's
+    ``apply`` need not check whose turn it is (ActionError when it is not legal here)."""
+    seat, code = line["seat"], line["action"]
+    action = game.decode(code)
+    if seat not in game.to_act(state) or action not in game.legal_actions(state, seat):
+        raise IllegalAction(f"{code!r} by seat {seat} is not legal here")
+    return game.apply(state, seat, action)
 
 
 @dataclass(frozen=True)
@@ -304,12 +488,8 @@ def verify_replay(replay: Replay, max_mismatches: int = 20) -> VerifyReport:
                     f"line {number}: {len(expected)} engine event(s) missing before this decision"
                 )
                 expected.clear()
-            seat, code = line["seat"], line["action"]
             try:
-                action = game.decode(code)
-                if seat not in game.to_act(state) or action not in game.legal_actions(state, seat):
-                    raise IllegalAction(f"{code!r} by seat {seat} is not legal here")
-                state = game.apply(state, seat, action)
+                state = _play(game, state, line)
             except ActionError as exc:
                 problems.append(f"line {number}: {exc}")
                 break

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import re
 import sys
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -20,12 +24,40 @@ from arena.cli.common import (
     print_json,
     replay_text,
 )
-from arena.store import StoreError
+from arena.store import Store, StoreError
 from arena.viewer import replay_show
 from referee.numbers import whole_number
-from referee.replay import ReplayError, parse_replay, verify_replay
+from referee.replay import Replay, ReplayError, parse_replay, verify_replay
 
 app = typer.Typer(no_args_is_help=True, help="Show, export and verify match replays.")
+
+
+@contextlib.contextmanager
+def _replay_errors() -> Iterator[None]:
+    """show and html: a replay that cannot be parsed or re-simulated is a one-line error.
+    referee.replay checks every field the viewers read and every decision, so all of it
+    is a ReplayError (verify lists the same errors as that replay's problem instead)."""
+    try:
+        yield
+    except ReplayError as exc:
+        raise fail(str(exc)) from exc
+
+
+def _check_seat(seat: str, replay: Replay) -> None:
+    """--seat: 'all' or a seat of this match."""
+    seats = int(replay.header["seats"])
+    number = whole_number(seat)
+    if seat != "all" and not (number is not None and number < seats):
+        raise fail(f"--seat must be 'all' or a seat 0-{seats - 1}")
+
+
+def _write(target: Path, text: str) -> None:
+    """Write an output file, with a one-line error when it cannot be (no such folder,
+    no permission, a directory)."""
+    try:
+        target.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise fail(f"cannot write {target}: {exc.strerror or exc}") from exc
 
 
 @app.command("show")
@@ -44,11 +76,10 @@ def replay_show_cmd(
 ) -> None:
     """Step through a match in the terminal, from one seat's point of view or all hands."""
     text = replay_text(db, match_id, file)
-    try:
+    with _replay_errors():
         replay = parse_replay(text)
+        _check_seat(seat, replay)
         replay_show(replay, seat, console, interactive=sys.stdin.isatty() if step is None else step)
-    except (ReplayError, ValueError) as exc:
-        raise fail(str(exc)) from exc
 
 
 @app.command("export")
@@ -64,7 +95,7 @@ def replay_export(
     if output is None:
         sys.stdout.write(text)
     else:
-        output.write_text(text)
+        _write(output, text)
         err.print(f"wrote {output}")
 
 
@@ -79,34 +110,20 @@ def replay_verify(
     as_json: JsonOption = False,
 ) -> None:
     """Re-simulate replays from their headers and decisions; report any mismatch."""
-    targets: list[tuple[str, str]]
+    results: Iterable[tuple[str, list[str]]]
     if file is not None:
-        targets = [(str(file), replay_text(db, None, file))]
+        text = replay_text(db, None, file)  # an unreadable file: exit 2, as for show and html
+        results = [(str(file), _problems(lambda: text))]
     else:
         store = open_existing(db)
-        if tournament is not None:
-            try:
-                store.tournament(tournament)
-            except StoreError as exc:
-                raise fail(str(exc)) from exc
-            ids = [m["id"] for m in store.matches(tournament_id=tournament)]
-        else:
-            ids = list(match_ids or store.replay_ids())
-        targets = []
-        for mid in ids:
-            try:
-                targets.append((mid, store.replay_text(mid)))
-            except StoreError as exc:
-                raise fail(str(exc)) from exc  # no such match: not a mismatch, an error
-    bad = 0
+        # Read and verified one at a time: one corrupt replay is that match's failure, and
+        # not every replay is in memory at once.
+        results = (
+            (mid, _problems(partial(store.replay_text, mid)))
+            for mid in _stored_ids(store, match_ids, tournament)
+        )
     report = []
-    for name, text in targets:
-        try:
-            result = verify_replay(parse_replay(text))
-            problems = list(result.mismatches)
-        except ReplayError as exc:
-            problems = [f"corrupt replay: {exc}"]
-        bad += bool(problems)
+    for name, problems in results:
         report.append({"match": name, "ok": not problems, "problems": problems})
         if not as_json:
             if problems:
@@ -115,12 +132,39 @@ def replay_verify(
                     console.print(f"  {p}", markup=False, highlight=False)
             else:
                 console.print(f"[green]ok[/] {escape(name)}")
+    bad = sum(not r["ok"] for r in report)
     if as_json:
         print_json(report)
     else:
-        console.print(f"{len(targets) - bad} of {len(targets)} replays verified")
+        console.print(f"{len(report) - bad} of {len(report)} replays verified")
     if bad:
         raise typer.Exit(1)
+
+
+def _stored_ids(store: Store, match_ids: list[str] | None, tournament: int | None) -> list[str]:
+    """The stored matches to verify; a match with no replay is an error, not a mismatch."""
+    if tournament is not None:
+        try:
+            store.tournament(tournament)
+        except StoreError as exc:
+            raise fail(str(exc)) from exc
+        ids = [m["id"] for m in store.matches(tournament_id=tournament)]
+    else:
+        ids = list(match_ids or store.replay_ids())
+    stored = set(store.replay_ids())
+    missing = [mid for mid in ids if mid not in stored]
+    if missing:
+        raise fail(f"no replay for match {missing[0]!r}")
+    return ids
+
+
+def _problems(read: Callable[[], str]) -> list[str]:
+    """Why a replay does not verify (nothing: it does). One that cannot be read, parsed or
+    re-simulated is a problem of that replay, as a mismatch is."""
+    try:
+        return list(verify_replay(parse_replay(read())).mismatches)
+    except ReplayError as exc:
+        return [f"corrupt replay: {exc}"]
 
 
 @app.command("html")
@@ -140,14 +184,16 @@ def replay_html_cmd(
     from arena.web.replay_page import replay_html
 
     text = replay_text(db, match_id, file)
-    try:
+    with _replay_errors():
         replay = parse_replay(text)
-        number = whole_number(seat)
-        if seat != "all" and not (number is not None and number < int(replay.header["seats"])):
-            raise fail(f"--seat must be 'all' or a seat 0-{int(replay.header['seats']) - 1}")
+        _check_seat(seat, replay)
         page = replay_html(replay, seat)
-    except ReplayError as exc:
-        raise fail(str(exc)) from exc
-    target = output or Path(f"{replay.header.get('match_id') or 'replay'}.html")
-    target.write_text(page, encoding="utf-8")
+    target = output or Path(f"{_file_name(replay.header.get('match_id'))}.html")
+    _write(target, page)
     err.print(f"wrote {target} ({len(page) // 1024} KiB)")
+
+
+def _file_name(match_id: str | None) -> str:
+    """A file name in this folder from a match id read from a replay file, which could
+    be '../x' or an absolute path."""
+    return re.sub(r"[^\w.-]", "_", match_id or "").lstrip(".") or "replay"
