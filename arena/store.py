@@ -24,7 +24,7 @@ import sqlite_utils
 from arena import run_locks
 from arena.artifacts import Artifact
 from arena.run_locks import RUNS_SUFFIX
-from arena.settings import TournamentSettings
+from arena.settings import SettingsError, TournamentSettings
 from arena.submissions import (
     BotVersion,
     NameTaken,
@@ -35,7 +35,7 @@ from arena.submissions import (
 )
 from arena.transactions import write_transaction
 from referee.match import MatchResult
-from referee.replay import now_iso, with_bot_logs
+from referee.replay import decompress_replay, now_iso, with_bot_logs
 
 SCHEMA_VERSION = 1
 
@@ -362,18 +362,7 @@ class Store:
             r["rounds"],
             r["seed"],
             r["concurrency"],
-            TournamentSettings.from_mapping(
-                {
-                    **_settings_before_the_object(json.loads(r["settings"])),
-                    "game": r["game"],
-                    "bots": json.loads(r["bots"]),
-                    "seats": r["seats"],
-                    "rounds": r["rounds"],
-                    "seed": r["seed"],
-                    "concurrency": r["concurrency"],
-                },
-                strict=False,
-            ),
+            _stored_settings(r),
             _live_status(self.path, r["id"], r["status"]),
             r["total_matches"],
             r["created"],
@@ -565,13 +554,14 @@ class Store:
         return rules
 
     def replay_text(self, match_id: str) -> str:
-        rows = list(self.db.table("replays").rows_where("match_id = ?", [match_id]))
-        if not rows:
+        """A stored replay's text: StoreError if there is none, ReplayError if it cannot
+        be read (decompressed under MAX_REPLAY_BYTES: a small blob can inflate to GBs)."""
+        row = self.db.execute(
+            "select jsonl_z from replays where match_id = ?", [match_id]
+        ).fetchone()
+        if row is None:
             raise StoreError(f"no replay for match {match_id!r}")
-        try:
-            return zlib.decompress(rows[0]["jsonl_z"]).decode()
-        except zlib.error as exc:
-            raise StoreError(f"the stored replay of {match_id} is corrupt: {exc}") from exc
+        return decompress_replay(row[0], f"the stored replay of {match_id}")
 
     def replay_ids(self) -> Iterator[str]:
         for row in self.db.execute("select match_id from replays order by rowid"):
@@ -676,6 +666,26 @@ def database_files(path: str | Path) -> tuple[str, ...]:
     run locks), which no bot may see: the sandbox hides them."""
     base = os.path.abspath(path)
     return tuple(base + suffix for suffix in ("", "-wal", "-shm", "-journal", RUNS_SUFFIX))
+
+
+def _stored_settings(row: dict[str, Any]) -> TournamentSettings:
+    """A stored tournament's settings; StoreError when they are refused now (a bound
+    added since they were stored)."""
+    try:
+        return TournamentSettings.from_mapping(
+            {
+                **_settings_before_the_object(json.loads(row["settings"])),
+                "game": row["game"],
+                "bots": json.loads(row["bots"]),
+                "seats": row["seats"],
+                "rounds": row["rounds"],
+                "seed": row["seed"],
+                "concurrency": row["concurrency"],
+            },
+            strict=False,
+        )
+    except SettingsError as exc:
+        raise StoreError(f"tournament {row['id']} has settings this arena refuses: {exc}") from exc
 
 
 def _live_status(path: Path, tournament_id: int, status: str) -> str:

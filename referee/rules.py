@@ -123,6 +123,17 @@ def _whole(name: str, raw: Any) -> int:
     raise RulesError(f"rule {name}={_shown(raw)}: must be a whole number")
 
 
+INT32_MAX = 2**31 - 1  # a whole-number option travels in int32 fields of the wire messages
+
+
+def _int32(name: str, value: int) -> int:
+    """A whole-number option within the wire's int32 fields (scores, targets, bonuses are
+    sent in them: a larger value crashed the match at its first observation)."""
+    if not -INT32_MAX - 1 <= value <= INT32_MAX:
+        raise RulesError(f"rule {name}={_shown(value)}: must be at most {INT32_MAX:,} either way")
+    return value
+
+
 def _whole_numbers(name: str, raw: Any) -> tuple[int, ...]:
     """A list option's numbers, from a list or from text such as "1-5,7,9-11"; at most
     MAX_LIST_NUMBERS, a range counted before it is spelled out ("1-99999999999" is a few
@@ -174,7 +185,7 @@ def _convert(name: str, tp: Any, raw: Any) -> Any:
                 return False
             raise RulesError(f"rule {name}={_shown(raw)}: must be true or false")
         if inner is int:
-            return _whole(name, raw)
+            return _int32(name, _whole(name, raw))
         if inner is float:
             return float(raw)
         if inner is str:

@@ -9,6 +9,7 @@ database option, errors, opening the store, rule options) lives in ``arena.cli.c
 from __future__ import annotations
 
 import os
+import sqlite3
 
 import typer
 
@@ -23,6 +24,8 @@ from arena.cli import (
     submitters,
     tournament,
 )
+from arena.cli.common import fail
+from arena.store import BUSY_SECONDS
 from referee.service import tune_gc
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__.split("\n\n")[0])
@@ -40,4 +43,12 @@ demo.register(app)
 def main() -> None:
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
     tune_gc()  # the referee runs in this process (or `arena serve` is this process)
-    app()
+    try:
+        app()
+    except sqlite3.DatabaseError as exc:  # any command: one line, not a traceback
+        hint = (
+            f" (another process held its write lock over {BUSY_SECONDS:g} s; try again)"
+            if "locked" in str(exc)
+            else ""
+        )
+        raise SystemExit(fail(f"the database: {exc}{hint}").exit_code) from exc

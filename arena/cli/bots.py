@@ -32,13 +32,18 @@ from arena.cli.common import (
 )
 from arena.rendering import terminal_text
 from arena.sandbox import Sandbox
-from arena.settings import DEFAULTS
+from arena.settings import DEFAULTS, check_setting
 from arena.store import Entrant, StoreError, database_files
-from arena.submissions import split_ref
+from arena.submissions import check_name, split_ref
 from referee.game import game_names, get_game
-from referee.match import MatchConfig
 
 app = typer.Typer(no_args_is_help=True, help="Register and list bots (entrants).")
+
+
+def check_ref(ref: str) -> None:
+    """Refuse a bot given on the command line (NAME or NAME@v) that no bot can be: a name
+    'bots add' would refuse, say one that is not text (bytes that are not UTF-8)."""
+    check_name(split_ref(ref)[0])
 
 
 @app.command("add", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
@@ -172,6 +177,7 @@ def bots_submit(
     copied into the arena; each submission under NAME is a new version (NAME@v)."""
     store = open_store(db)
     try:
+        check_setting("move_seconds", move_seconds)
         store.check_submittable(name, submitter)  # before reading, or a check's matches
         artifact = read_submission(path, command=list(ctx.args) or None, games=game)
         if check:
@@ -204,6 +210,7 @@ def bots_show(
     """Show a bot: every version of a submitted bot (or one, NAME@v), or a plain command."""
     store = open_existing(db)
     try:
+        check_ref(name)
         base, version = split_ref(name)
         if version is not None or store.submissions.is_submitted(base):
             found = store.submissions.versions(base)
@@ -235,6 +242,7 @@ def bots_remove(
 ) -> None:
     """Stop scheduling a bot or one version; its matches, results and ratings stay."""
     try:
+        check_ref(name)
         removed = open_existing(db).remove_entrant(name)
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
@@ -256,10 +264,11 @@ def bots_check(
     protocol errors, illegal actions, timeouts and crashes in plain words."""
     store = open_existing(db)
     try:
+        check_ref(name)
         entrant = store.entrant(name)
         for g in game or []:
             get_game(g)
-        MatchConfig(move_seconds=move_seconds)  # refuses nan, inf, 0 and negatives
+        check_setting("move_seconds", move_seconds)  # refuses nan, inf, 0, over a day
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
     box = resolve_sandbox(sandbox)

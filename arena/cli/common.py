@@ -10,6 +10,7 @@ import os
 import shlex
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -26,7 +27,8 @@ from arena.store import Store, StoreError, TournamentRecord
 from arena.submissions import SubmissionRefused
 from referee.game import RulesError, UnknownGame
 from referee.match import MatchConfigError
-from referee.replay import ReplayError
+from referee.numbers import SQLITE_INTEGER_BOUND, whole_number
+from referee.replay import ReplayError, read_replay_file
 from referee.rules import parse_option_strings
 
 # Wide enough for the tables when the output is a file or a pipe (rich assumes 80 there).
@@ -137,6 +139,29 @@ def open_existing(db: Path) -> Store:
     return open_store(db)
 
 
+def whole(what: str) -> Callable[[str], int]:
+    """The parser of a whole number typed on the command line (an id, a count): one SQLite
+    can store, or a one-line error naming ``what`` it is."""
+
+    def parse(text: str) -> int:
+        number = whole_number(text)
+        if number is None:
+            raise fail(f"{what} must be a whole number from 0 to {SQLITE_INTEGER_BOUND - 1}")
+        return number
+
+    return parse
+
+
+TournamentIdArg = Annotated[
+    int,
+    typer.Argument(parser=whole("a tournament id"), show_default=False),
+]
+TournamentIdOption = Annotated[
+    int | None,
+    typer.Option(parser=whole("--tournament"), help="Only this tournament."),
+]
+
+
 def rule_options(pairs: list[str] | None, ctx: typer.Context | None = None) -> dict[str, str]:
     """Rule options from --rules values, plus bare key=value words that follow them on the
     command line (``--rules a=1 b=2``)."""
@@ -159,18 +184,15 @@ def print_json(data: Any) -> None:
 
 
 def replay_text(db: Path, match_id: str | None, file: Path | None) -> str:
-    """A replay's JSON Lines: from ``file`` if given, else the stored match."""
-    if file is not None:
-        try:
-            return file.read_text()
-        except OSError as exc:
-            raise fail(f"cannot read {file}: {exc}") from exc
-    if match_id is None:
-        raise fail("give a MATCH_ID or --file")
-    store = open_existing(db)
+    """A replay's JSON Lines: from ``file`` if given, else the stored match; anything that
+    cannot be read (see :func:`referee.replay.read_replay_file`) is a one-line error."""
     try:
-        return store.replay_text(match_id)
-    except StoreError as exc:
+        if file is not None:
+            return read_replay_file(file)
+        if match_id is None:
+            raise fail("give a MATCH_ID or --file")
+        return open_existing(db).replay_text(match_id)
+    except (ReplayError, StoreError) as exc:
         raise fail(str(exc)) from exc
 
 

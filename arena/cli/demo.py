@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -61,19 +62,18 @@ def demo_cmd(
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """The main job on defaults: the sample bots play a Gin Rummy round robin."""
+    try:  # before anything is stored; the bots are filled in once they are registered
+        settings = TournamentSettings(
+            "gin_rummy", (), rounds=rounds, seed=seed, concurrency=concurrency, sandbox=sandbox
+        )
+    except USER_ERRORS as exc:
+        raise fail(str(exc)) from exc
     box = resolve_sandbox(sandbox, demo=True)
     store = open_store(db)
     bots = ensure_sample_bots(store)
     gin_bots = [b for b in bots if store.entrant(b).plays("gin_rummy")]
-    settings = TournamentSettings(
-        "gin_rummy",
-        tuple(gin_bots),
-        rounds=rounds,
-        seed=seed,
-        concurrency=concurrency,
-        sandbox=box.mode,
-    )
     try:
+        settings = dataclasses.replace(settings, bots=tuple(gin_bots), sandbox=box.mode)
         record = runner.create_tournament(store, settings)
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc

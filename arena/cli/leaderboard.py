@@ -20,6 +20,7 @@ from arena.cli.common import (
     open_existing,
     print_json,
     rule_options,
+    whole,
 )
 from arena.leaderboard import (
     Row,
@@ -100,7 +101,11 @@ def leaderboard_cmd(
     game: Annotated[str | None, typer.Option(help="Game name.")] = None,
     rules: RulesOption = None,
     tournament: Annotated[
-        int | None, typer.Option(help="One tournament's ratings, over its own matches only.")
+        int | None,
+        typer.Option(
+            parser=whole("--tournament"),
+            help="One tournament's ratings, over its own matches only.",
+        ),
     ] = None,
     pairs: Annotated[
         bool, typer.Option("--pairs", help="Add the head-to-head table (score, Elo, LOS).")

@@ -9,16 +9,19 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from arena.cli.bots import check_ref
 from arena.cli.common import (
     DEFAULT_DB,
     USER_ERRORS,
     DbOption,
     JsonOption,
+    TournamentIdOption,
     console,
     err,
     fail,
     open_existing,
     print_json,
+    whole,
 )
 from arena.export import export_rows, write_export
 from arena.store import Store
@@ -34,6 +37,7 @@ def _checked(db: Path, game: str | None, tournament: int | None, bot: str | None
         if game is not None:
             get_game(game)
         if bot is not None:
+            check_ref(bot)
             store.entrant(bot)
         if tournament is not None:
             store.tournament(tournament)
@@ -45,9 +49,11 @@ def _checked(db: Path, game: str | None, tournament: int | None, bot: str | None
 @app.command("list")
 def matches_list(
     game: Annotated[str | None, typer.Option(help="Only this game.")] = None,
-    tournament: Annotated[int | None, typer.Option(help="Only this tournament.")] = None,
+    tournament: TournamentIdOption = None,
     bot: Annotated[str | None, typer.Option(help="Only matches this bot played.")] = None,
-    limit: Annotated[int | None, typer.Option(help="At most this many.")] = None,
+    limit: Annotated[
+        int | None, typer.Option(parser=whole("--limit"), help="At most this many.")
+    ] = None,
     db: DbOption = DEFAULT_DB,
     as_json: JsonOption = False,
 ) -> None:
@@ -81,7 +87,7 @@ def matches_list(
 @app.command("export")
 def matches_export(
     game: Annotated[str | None, typer.Option(help="Only this game.")] = None,
-    tournament: Annotated[int | None, typer.Option(help="Only this tournament.")] = None,
+    tournament: TournamentIdOption = None,
     bot: Annotated[str | None, typer.Option(help="Only matches this bot played.")] = None,
     fmt: Annotated[str, typer.Option("--format", help="csv | jsonl")] = "csv",
     output: Annotated[
@@ -98,6 +104,9 @@ def matches_export(
     if output is None:
         write_export(rows, sys.stdout, fmt)
         return
-    with output.open("w", newline="") as out:
-        count = write_export(rows, out, fmt)
+    try:
+        with output.open("w", newline="") as out:
+            count = write_export(rows, out, fmt)
+    except OSError as exc:
+        raise fail(f"cannot write {output}: {exc.strerror or exc}") from exc
     err.print(f"wrote {count} rows to {output}", highlight=False)

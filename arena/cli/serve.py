@@ -16,8 +16,10 @@ import typer
 from arena.artifacts import ArtifactLimits
 from arena.cli.common import (
     DEFAULT_DB,
+    USER_ERRORS,
     DbOption,
     JsonOption,
+    TournamentIdArg,
     console,
     err,
     fail,
@@ -27,7 +29,6 @@ from arena.cli.common import (
 )
 from arena.store import StoreError
 from referee.game import game_names, get_game
-from referee.replay import ReplayError
 from referee.rules import describe_rules
 
 DEFAULT_TARGET = "127.0.0.1:50051"
@@ -213,7 +214,7 @@ def watch_cmd(
 
 
 def report_cmd(
-    tournament_id: Annotated[int, typer.Argument(help="The tournament.")],
+    tournament_id: TournamentIdArg,
     output: Annotated[
         Path | None,
         typer.Option("-o", "--output", help="Folder to write (default: report-TOURNAMENT_ID)."),
@@ -232,8 +233,10 @@ def report_cmd(
 
     try:
         index = write_report(store, tournament_id, folder, progress)
-    except (StoreError, ReplayError) as exc:
+    except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
+    except OSError as exc:  # the folder cannot be written
+        raise fail(f"cannot write the report to {folder}: {exc.strerror or exc}") from exc
     finally:
         store.close()
     err.print(f"wrote {index}")

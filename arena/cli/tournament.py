@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from arena import runner
+from arena.cli.bots import check_ref
 from arena.cli.common import (
     DEFAULT_DB,
     EXTRA_ARGS,
@@ -24,6 +25,7 @@ from arena.cli.common import (
     MatchesPerWorkerOption,
     RulesOption,
     SharedBotsOption,
+    TournamentIdArg,
     WorkersOption,
     cluster_options,
     console,
@@ -43,10 +45,10 @@ from arena.distributed import ClusterError, check_placement
 from arena.leaderboard import tournament_leaderboard
 from arena.lifecycle import run_stoppable
 from arena.sandbox import Sandbox
-from arena.settings import DEFAULTS, SprtSettings, TournamentSettings, load_file
+from arena.settings import DEFAULTS, SprtSettings, TournamentSettings, layered, load_file
 from arena.sprt import SprtStatus, sprt_status
 from arena.stats import fmt_elo_interval
-from arena.store import Store, StoreError
+from arena.store import Store
 
 app = typer.Typer(no_args_is_help=True, help="Run, resume and list tournaments; run SPRTs.")
 
@@ -187,17 +189,12 @@ def _settings(
     """The file's settings (if any) with the flags given on the command line over them."""
     base: dict[str, Any] = load_file(file) if file is not None else {}
     overrides = {k: v for k, v in given.items() if v is not None}
-    for name in ("bots", "challengers", "field"):
-        if isinstance(overrides.get(name), str):
-            overrides[name] = [b for b in overrides[name].split(",")]
-    if "rules" in overrides:
-        overrides["rules"] = {**base.get("rules", {}), **overrides["rules"]}
     if sprt is not None:
-        overrides["sprt"] = {
-            **base.get("sprt", {}),
-            **{k: v for k, v in sprt.items() if v is not None},
-        }
-    return TournamentSettings.from_mapping({**base, **overrides})
+        overrides["sprt"] = {k: v for k, v in sprt.items() if v is not None}
+    settings = TournamentSettings.from_mapping(layered(base, overrides))
+    for ref in (*settings.entrants(), *settings.teams):
+        check_ref(ref)
+    return settings
 
 
 def _sandbox_here(mode: str, cluster: runner.ClusterOptions | None) -> Sandbox | None:
@@ -447,7 +444,7 @@ def tournament_sprt(
 
 @app.command("resume")
 def tournament_resume(
-    tournament_id: int,
+    tournament_id: TournamentIdArg,
     sandbox: Annotated[str | None, typer.Option(help=SANDBOX_HELP + " Default: as stored.")] = None,
     workers: WorkersOption = None,
     cluster: ClusterOption = None,
@@ -461,7 +458,7 @@ def tournament_resume(
     store = open_existing(db)
     try:
         record = store.tournament(tournament_id)
-    except StoreError as exc:
+    except USER_ERRORS as exc:  # a stored row these settings refuse, too
         raise fail(str(exc)) from exc
     mode = sandbox or record.settings.sandbox
     box = _sandbox_here(mode, where)
@@ -477,7 +474,7 @@ def tournament_resume(
 
 @app.command("show")
 def tournament_show(
-    tournament_id: int,
+    tournament_id: TournamentIdArg,
     logs: Annotated[bool, typer.Option("--logs", help="Print the Dask workers' logs too.")] = False,
     db: DbOption = DEFAULT_DB,
     as_json: JsonOption = False,
@@ -486,7 +483,7 @@ def tournament_show(
     store = open_existing(db)
     try:
         record = store.tournament(tournament_id)
-    except StoreError as exc:
+    except USER_ERRORS as exc:  # a stored row these settings refuse, too
         raise fail(str(exc)) from exc
     per_worker: Counter[str] = Counter(
         m.get("worker") or "local" for m in store.matches(tournament_id=tournament_id)
@@ -528,7 +525,10 @@ def tournament_show(
 def tournament_list(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
     """List tournaments and how far they got."""
     store = open_existing(db)
-    records = store.tournaments()
+    try:
+        records = store.tournaments()
+    except USER_ERRORS as exc:
+        raise fail(str(exc)) from exc
     done = {r.id: len(store.finished_indexes(r.id)) for r in records}
     if as_json:
         print_json([{**public_record(r), "matches_done": done[r.id]} for r in records])

@@ -57,7 +57,8 @@ __all__ = [
 ]
 
 MIN_SEATS, MAX_SEATS = 2, 12
-# With holes=none the match ends on target_score; this cap keeps a hard length bound.
+# The most holes a match has: holes is at most this, and with holes=none (the match ends
+# on target_score) the match stops after this many too, a hard length bound.
 HOLE_CAP = 100
 FACE_UP_VARIANTS = ("six", "eight", "ten", "nine")
 COLUMN_PAIR_VARIANTS = ("six", "eight", "ten")
@@ -164,7 +165,10 @@ def _check_rules(r: GolfRules) -> None:
         "use either jokers or bonus cards (bonus_rank), not both",
     )
     need(r.decks is None or 1 <= r.decks <= 12, f"decks={r.decks}: must be 1 to 12 (or none)")
-    need(r.holes is None or r.holes >= 1, f"holes={r.holes}: must be at least 1 (or none)")
+    need(
+        r.holes is None or 1 <= r.holes <= HOLE_CAP,
+        f"holes={r.holes}: must be from 1 to {HOLE_CAP} (or none)",
+    )
     need(
         r.target_score is None or r.target_score >= 1,
         f"target_score={r.target_score}: must be at least 1 (or none)",

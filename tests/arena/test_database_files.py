@@ -92,3 +92,29 @@ def _as_nobody(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
         timeout=120,
         env={**os.environ, "ARENA_DB": str(db), "PYTHONPATH": str(ROOT)},
     )
+
+
+def test_a_database_locked_past_the_busy_wait_is_a_one_line_error(tmp_path: Path) -> None:
+    """Another process holding the write lock past the 30 s busy wait was a traceback."""
+    db = tmp_path / "arena.db"
+    add_sample_bot(db, "r1")
+    locker = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys, time\n"
+            f"c = sqlite3.connect({str(db)!r}, isolation_level=None)\n"
+            "c.execute('begin immediate'); print('locked', flush=True); time.sleep(120)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert locker.stdout is not None and locker.stdout.readline() == "locked\n"
+        out = arena(db, "bots", "add", "r2", "--game", "*", "--", "python", "bot.py", check=False)
+    finally:
+        locker.kill()
+        locker.wait()
+    assert out.returncode == 2, out.stderr
+    assert "error: the database: database is locked" in out.stderr
+    assert "Traceback" not in out.stderr

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from referee.cards import STANDARD_DECK, Card, card, cards, cards_of, mask_of
-from referee.game import IllegalAction, InvalidAction, RulesError, chance_rng, parse_rules
+from referee.game import IllegalAction, InvalidAction, RulesError, chance_rng, get_game, parse_rules
 from referee.games.gin_rummy import (
     GAME,
     GinRummyRules,
@@ -1116,3 +1116,23 @@ def test_three_players_final_view_keeps_the_last_hands_dealer() -> None:
     v = GAME.observation(s, 0)
     assert v.phase == "match_over" and v.dealer == 0 and v.tables[0].dealer == 0
     assert v.tables[0].result is not None and v.tables[0].result.winner == 1
+
+
+@pytest.mark.parametrize(
+    "option", ["game_bonus", "line_bonus", "shutout_bonus", "gin_bonus", "target_score"]
+)
+def test_scores_are_capped_so_the_totals_fit_the_wire(option: str) -> None:
+    """A game_bonus or line_bonus of 2^31 - 1 crashed the match at its end (the final
+    totals are int32 on the wire); the bonuses, target and hands are capped at 10,000."""
+    game = get_game("gin_rummy")
+    with pytest.raises(RulesError, match="must be from"):
+        parse_rules(game.Rules, {option: "10001"})
+    rules = parse_rules(game.Rules, {option: "10000", "line_bonus": "10000", "max_hands": "3"})
+    state = game.initial_state(rules, 2, 3)
+    rng = random.Random(3)
+    while game.to_act(state):
+        seat = game.to_act(state)[0]
+        observation_message("gin_rummy", game.observation(state, seat))
+        state = game.apply(state, seat, rng.choice(game.legal_actions(state, seat)))
+    for seat in range(2):
+        observation_message("gin_rummy", game.observation(state, seat))

@@ -134,3 +134,12 @@ def test_key_value_strings() -> None:
     assert parse_option_strings(["a=1", "b = x=y"]) == {"a": "1", "b": "x=y"}
     with pytest.raises(RulesError, match="key=value"):
         parse_option_strings(["oops"])
+
+
+@pytest.mark.parametrize("value", [str(2**31), str(-(2**31) - 1), 2**40])
+def test_a_whole_number_option_fits_the_wire_int32_fields(value: object) -> None:
+    """Scores, targets and bonuses travel in int32 fields: a larger option crashed a match
+    at its first observation ("Value out of range")."""
+    with pytest.raises(RulesError, match="must be at most 2,147,483,647 either way"):
+        parse_rules(ToyRules, {"limit": value})
+    assert parse_rules(ToyRules, {"limit": str(2**31 - 1)}).limit == 2**31 - 1

@@ -14,6 +14,11 @@ from referee.rules import RuleOptions, RulesError, option
 STOCK_AFTER_DEAL = 31
 
 
+# Bonuses, target and hands are at most this: the final totals (a line bonus per hand won,
+# doubled on a shutout) then stay far inside the wire's int32 scores.
+SCORE_CAP = 10_000
+
+
 @dataclass(frozen=True, slots=True)
 class GinRummyRules(RuleOptions):
     """One field per rule option of the spec, with the spec's defaults."""
@@ -74,19 +79,23 @@ class GinRummyRules(RuleOptions):
             "line_bonus",
             "shutout_bonus",
         ):
-            if getattr(self, name) < 0:
-                raise RulesError(f"rule {name}={getattr(self, name)}: must be 0 or more")
+            if not 0 <= getattr(self, name) <= SCORE_CAP:
+                raise RulesError(
+                    f"rule {name}={getattr(self, name)}: must be from 0 to {SCORE_CAP:,}"
+                )
         if self.players not in (2, 3, 4):
             raise RulesError(f"rule players={self.players}: must be 2, 3 or 4")
-        if self.target_score is not None and self.target_score < 1:
-            raise RulesError(f"rule target_score={self.target_score}: must be 1 or more (or none)")
+        if self.target_score is not None and not 1 <= self.target_score <= SCORE_CAP:
+            raise RulesError(
+                f"rule target_score={self.target_score}: must be from 1 to {SCORE_CAP:,} (or none)"
+            )
         if not 0 <= self.stock_floor < STOCK_AFTER_DEAL:
             raise RulesError(
                 f"rule stock_floor={self.stock_floor}: must be from 0 to {STOCK_AFTER_DEAL - 1} "
                 f"(the stock holds {STOCK_AFTER_DEAL} cards after the deal)"
             )
-        if self.max_hands < 1:
-            raise RulesError(f"rule max_hands={self.max_hands}: must be 1 or more")
+        if not 1 <= self.max_hands <= SCORE_CAP:
+            raise RulesError(f"rule max_hands={self.max_hands}: must be from 1 to {SCORE_CAP:,}")
         if self.max_turns < 1:
             raise RulesError(f"rule max_turns={self.max_turns}: must be 1 or more")
         if self.shutout not in ("bonus", "double"):
