@@ -68,6 +68,10 @@ def demo_cmd(
         )
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
+    try:  # a folder the replays cannot go to is refused before the matches are played
+        replays.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise fail(f"cannot make the replays folder {replays}: {exc.strerror or exc}") from exc
     box = resolve_sandbox(sandbox, demo=True)
     store = open_store(db)
     bots = ensure_sample_bots(store)
@@ -79,11 +83,17 @@ def demo_cmd(
         raise fail(str(exc)) from exc
     summary = run_with_progress(store, record.id, box=box)
     folder = replays / f"tournament-{record.id}"
-    folder.mkdir(parents=True, exist_ok=True)
     count = 0
-    for m in store.matches(tournament_id=record.id):
-        (folder / f"{m['id']}.jsonl").write_text(store.replay_text(m["id"]))
-        count += 1
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for m in store.matches(tournament_id=record.id):
+            (folder / f"{m['id']}.jsonl").write_text(store.replay_text(m["id"]))
+            count += 1
+    except OSError as exc:  # the matches are stored: say where, and how to export them
+        raise fail(
+            f"cannot export the replays to {folder}: {exc.strerror or exc}; they are stored "
+            f"in {db} (arena replay export MATCH_ID -o FILE)"
+        ) from exc
     # This tournament's own leaderboard (earlier demos in the same database do not count),
     # and hints that work as printed: the command as it was run, the database named.
     finish(store, summary, as_json=False)

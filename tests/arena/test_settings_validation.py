@@ -167,6 +167,16 @@ def test_demo_refuses_bad_settings_before_making_a_database(tmp_path: Path) -> N
     assert not db.exists()
 
 
+def test_demo_refuses_a_replays_folder_it_cannot_make_before_playing(tmp_path: Path) -> None:
+    """It played the whole tournament, then failed with a traceback exporting replays."""
+    db = tmp_path / "demo.db"
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    replays = blocker / "replays"
+    refused(db, "demo", "--db", str(db), "--replays", str(replays), words="cannot make the replays")
+    assert not db.exists()
+
+
 @pytest.mark.parametrize(
     "args",
     [
