@@ -41,9 +41,16 @@ app = typer.Typer(no_args_is_help=True, help="Register and list bots (entrants).
 
 
 def check_ref(ref: str) -> None:
-    """Refuse a bot given on the command line (NAME or NAME@v) that no bot can be: a name
-    'bots add' would refuse, say one that is not text (bytes that are not UTF-8)."""
-    check_name(split_ref(ref)[0])
+    """Refuse a bot given on the command line (NAME or NAME@v) that no bot can be: one
+    that is not text (bytes that are not UTF-8 reach Python as surrogates, which SQLite
+    cannot take). A name outside 'bots add''s rule may still be a bot registered before
+    the rule existed, so it is looked up."""
+    name = split_ref(ref)[0]
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        check_name(name)  # refuses it, with the rule's words
+        raise
 
 
 @app.command("add", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

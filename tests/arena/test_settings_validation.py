@@ -247,3 +247,16 @@ def test_a_stored_tournament_with_settings_that_cannot_work_is_refused(tmp_path:
     refused(db, "tournament", "resume", "1", words="bot_memory_mb must be a finite number")
     refused(db, "tournament", "show", "1", words="bot_memory_mb must be a finite number")
     refused(db, "tournament", "list", words="bot_memory_mb must be a finite number")
+
+
+def test_a_bot_named_before_the_naming_rule_can_still_be_shown_and_removed(
+    tmp_path: Path,
+) -> None:
+    """Names typed on the command line are refused only when they are no text: one
+    outside `bots add`'s rule may be a bot registered before the rule existed."""
+    db = tmp_path / "a.db"
+    add_sample_bot(db, "a")
+    with sqlite3.connect(db) as conn:
+        conn.execute("update entrants set name = 'my old bot' where name = 'a'")
+    assert "my old bot" in arena(db, "bots", "show", "my old bot").stdout
+    arena(db, "bots", "remove", "my old bot")
