@@ -44,6 +44,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -240,12 +241,13 @@ def referee_tournament(
                     raise SystemExit(f"bench: the matches did not all start in {WARM_UP_LIMIT:g}s")
                 await asyncio.sleep(0.2)
             await asyncio.sleep(1.0)
-            bots = _descendants(os.getpid())
+            tree = DescendantCpu(lambda pid: True)  # every descendant is a bot process here
             d0, m0, t0 = decisions_now(), finished["matches"], time.monotonic()
-            own0, bots0 = time.process_time(), cpu_seconds(bots)
+            own0, bots0 = time.process_time(), tree.totals()[1]
             await asyncio.sleep(seconds)
             d1, m1, t1 = decisions_now(), finished["matches"], time.monotonic()
-            own1, bots1 = time.process_time(), cpu_seconds(bots)
+            own1, bots1 = time.process_time(), tree.totals()[1]
+            tree.stop()
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
@@ -307,18 +309,10 @@ def worker_tournament(game: str, workers: int, matches: int, per_worker: int) ->
             Path(tmp), game, max(1, matches // 2), per_worker, "auto"
         )
         marks: list[tuple[float, int, float, float]] = []  # time, decisions, referees, bots
+        tree = DescendantCpu(_is_random_bot)  # the rest: the workers' referees
 
         def cpu_split() -> tuple[float, float]:
-            referees = bots = 0.0
-            for pid in _descendants(os.getpid()):
-                with contextlib.suppress(OSError):
-                    with open(f"/proc/{pid}/cmdline", "rb") as f:
-                        is_bot = b"random_bot" in f.read()
-                    used = cpu_seconds([pid])
-                    if is_bot:
-                        bots += used
-                    else:
-                        referees += used
+            referees, bots = tree.totals()
             return referees + (time.process_time() if workers == 0 else 0.0), bots
 
         decisions = 0
@@ -333,6 +327,7 @@ def worker_tournament(game: str, workers: int, matches: int, per_worker: int) ->
         asyncio.run(
             runner.run_tournament(store, record.id, progress, cluster=cluster if workers else None)
         )
+        tree.stop()
         store.close()
     (t0, d0, r0, b0), (t1, d1, r1, b1) = marks[0], marks[-1]
     count = len(marks) - 1
@@ -342,6 +337,68 @@ def worker_tournament(game: str, workers: int, matches: int, per_worker: int) ->
         "referee_us": (r1 - r0) / (d1 - d0) * 1e6,
         "bots_us": (b1 - b0) / (d1 - d0) * 1e6,
     }
+
+
+class DescendantCpu:
+    """CPU used by this process's descendants, split into bots and the rest, counting
+    those that start or exit while it runs: the arena starts bots for every match of a
+    round (a process plays a deal once), so the processes alive at two instants are not
+    the ones that did the work between them. A thread samples every process, by pid and
+    start time, every ``period`` seconds; what a process uses after its last sample is
+    missed (at most ``period`` seconds of it, for each process that exits)."""
+
+    def __init__(self, is_bot: Callable[[int], bool], period: float = 0.25) -> None:
+        self.is_bot = is_bot
+        self.period = period
+        self.first: dict[tuple[int, int], float] = {}  # CPU when first seen: 0 if born later
+        self.last: dict[tuple[int, int], tuple[bool, float]] = {}  # (is a bot, CPU)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self.sample(first=True)
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.period):
+            self.sample()
+
+    def sample(self, first: bool = False) -> None:
+        for pid in _descendants(os.getpid()):
+            with contextlib.suppress(OSError, ValueError):
+                with open(f"/proc/{pid}/stat", "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
+                key = (pid, int(fields[19]))
+                used = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+                with self._lock:
+                    if key not in self.last:
+                        self.first[key] = used if first else 0.0
+                        self.last[key] = (self.is_bot(pid), used)
+                    else:
+                        self.last[key] = (self.last[key][0], used)
+
+    def totals(self) -> tuple[float, float]:
+        """(the rest, the bots): CPU seconds used since this sampler started."""
+        self.sample()
+        rest = bots = 0.0
+        with self._lock:
+            for key, (bot, used) in self.last.items():
+                if bot:
+                    bots += used - self.first[key]
+                else:
+                    rest += used - self.first[key]
+        return rest, bots
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def _is_random_bot(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return b"random_bot" in f.read()
+    except OSError:
+        return False
 
 
 def _descendants(pid: int) -> list[int]:
