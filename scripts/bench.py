@@ -163,15 +163,21 @@ def ping_pong(streams: int, seconds: float, processes: int) -> dict[str, float]:
     }
 
 
+def _cpu_and_start(pid: int) -> tuple[float, int]:
+    """A process's user + system CPU seconds so far (all its threads) and its start time
+    (clock ticks after boot: with the pid, it names the process). OSError once it is gone."""
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        fields = f.read().rsplit(b")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), int(fields[19])
+
+
 def cpu_seconds(pids: list[int]) -> float:
     """User + system CPU seconds used so far by these processes (all their threads)."""
-    total = 0
+    total = 0.0
     for pid in pids:
         with contextlib.suppress(OSError, ValueError):
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
+            total += _cpu_and_start(pid)[0]
+    return total
 
 
 # ---- 2. the referee ------------------------------------------------------------------
@@ -365,10 +371,8 @@ class DescendantCpu:
     def sample(self, first: bool = False) -> None:
         for pid in _descendants(os.getpid()):
             with contextlib.suppress(OSError, ValueError):
-                with open(f"/proc/{pid}/stat", "rb") as f:
-                    fields = f.read().rsplit(b")", 1)[1].split()
-                key = (pid, int(fields[19]))
-                used = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+                used, started = _cpu_and_start(pid)
+                key = (pid, started)
                 with self._lock:
                     if key not in self.last:
                         self.first[key] = used if first else 0.0
