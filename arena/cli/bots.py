@@ -34,7 +34,7 @@ from arena.rendering import terminal_text
 from arena.sandbox import Sandbox
 from arena.settings import DEFAULTS, check_setting
 from arena.store import Entrant, StoreError, database_files
-from arena.submissions import check_name, split_ref
+from arena.submissions import SubmissionRefused, split_ref
 from referee.game import game_names, get_game
 
 app = typer.Typer(no_args_is_help=True, help="Register and list bots (entrants).")
@@ -49,8 +49,7 @@ def check_ref(ref: str) -> None:
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:
-        check_name(name)  # refuses it, with the rule's words
-        raise
+        raise SubmissionRefused(f"bot name {name!r}: not text (bytes that are not UTF-8)") from None
 
 
 @app.command("add", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

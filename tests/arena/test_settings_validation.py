@@ -202,7 +202,7 @@ def test_huge_ids_and_counts_are_refused(db: Path, args: list[str]) -> None:
     ],
 )
 def test_bot_names_that_are_not_text_are_refused(db: Path, args: list[str]) -> None:
-    refused(db, *args, words="bot name 'n\\udcff': up to 64 letters")
+    refused(db, *args, words="bot name 'n\\udcff': not text")
 
 
 def test_an_export_to_an_unwritable_path_is_an_error(db: Path, tmp_path: Path) -> None:
