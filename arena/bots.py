@@ -165,6 +165,14 @@ class BotProcess:
             self.cgroup.kill()
 
 
+def _note_processes(bot: BotProcess, used: TreeUsage) -> None:
+    """Add the processes a look at the bot's tree found to those it is known to have
+    started (keeping the ones still alive), so each is killed with it."""
+    if used.processes:
+        kept = {pid: t for pid, t in bot.seen.items() if _start_time(pid) == t}
+        bot.seen = kept | dict(used.processes)
+
+
 def _start_time(pid: int) -> int | None:
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
@@ -292,6 +300,8 @@ class BotPool:
         hand it held is now an opponent's, the stock's order is the same). One that has
         played it is stopped and replaced, so the pool stays as large as the matches in
         play need."""
+        if self.closing:  # close() stops the processes it sees: none may start after it
+            raise BotLaunchError(f"cannot start bot {entrant.name!r}: the arena is stopping")
         if self._monitor is None:
             self._monitor = asyncio.get_running_loop().create_task(self._watch_limits())
         free = [
@@ -524,9 +534,7 @@ class BotPool:
             usage = await asyncio.to_thread(self._usage, alive)
             for bot in alive:
                 used = usage.get(bot.pid, TreeUsage(0.0, 0.0, 0))
-                if used.processes:  # keep the living, add the new
-                    kept = {pid: t for pid, t in bot.seen.items() if _start_time(pid) == t}
-                    bot.seen = kept | dict(used.processes)
+                _note_processes(bot, used)
                 if not bot.busy and bot.idle_baseline is None:
                     bot.idle_baseline = used.cpu_seconds  # idle from here on
                 reason = self._over_limit(bot, used)
@@ -542,18 +550,30 @@ class BotPool:
         """Stop an idle process for good (in the background, so the match that replaces
         it need not wait): told so, it exits; after STOP_GRACE_SECONDS it is killed."""
         bot.retiring = True
-        self.core.retire_player(bot.token)
         self._stopping = [task for task in self._stopping if not task.done()]
         self._stopping.append(asyncio.get_running_loop().create_task(self._stop_retired(bot)))
 
     async def _stop_retired(self, bot: BotProcess) -> None:
+        await asyncio.to_thread(self._note_trees, [bot])  # before it can exit: see _note_trees
+        self.core.retire_player(bot.token)
         await self._stop(bot, time.monotonic() + STOP_GRACE_SECONDS)
         self.processes[bot.entrant.name].remove(bot)
+
+    def _note_trees(self, bots: Sequence[BotProcess]) -> None:
+        """Note every process the bots have now. Without a cgroup a setsid() helper is
+        found only as a bot's descendant, which it stops being once the bot exits: so
+        this comes before a bot is told to go, or the monitor's last look (every
+        MONITOR_SECONDS) may have missed a helper started just before."""
+        usage = self._usage([b for b in bots if b.alive])
+        for bot in bots:
+            _note_processes(bot, usage.get(bot.pid, TreeUsage(0.0, 0.0, 0)))
 
     async def _stop(self, bot: BotProcess, deadline: float) -> None:
         """Wait until ``deadline`` for a bot whose token is retired to exit, then stop it
         and everything it started; what it wrote last goes with its last match."""
         while bot.process.returncode is None and time.monotonic() < deadline:
+            if bot.cgroup is None:  # a helper it starts meanwhile (a new process's first turn)
+                await asyncio.to_thread(self._note_trees, [bot])
             await asyncio.sleep(EXIT_POLL_SECONDS)
         await asyncio.to_thread(bot.kill)  # the leader may be gone, helpers not
         with contextlib.suppress(TimeoutError):
@@ -569,13 +589,15 @@ class BotPool:
         """Close every stream (bots exit by themselves), then stop stragglers and
         everything any bot started."""
         self.closing = True
-        bots = [b for group in self.processes.values() for b in group if not b.retiring]
+        await asyncio.gather(*self._stopping, return_exceptions=True)  # the retired first
+        # Every bot still here, one whose retirement was cut short included.
+        bots = [b for group in self.processes.values() for b in group]
+        await asyncio.to_thread(self._note_trees, bots)
         for bot in bots:
             self.core.retire_player(bot.token)
         deadline = time.monotonic() + STOP_GRACE_SECONDS
         for bot in bots:
             await self._stop(bot, deadline)
-        await asyncio.gather(*self._stopping, return_exceptions=True)
         for task in [*self._tasks, *([self._monitor] if self._monitor else [])]:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
