@@ -144,6 +144,13 @@ def with_bot_logs(text: str, logs: Sequence[_Log]) -> str:
 class Replay:
     header: dict[str, Any]
     lines: tuple[dict[str, Any], ...]  # everything after the header, the end line last
+    # Each of ``lines``' line number in the file (blank lines are skipped), for errors.
+    numbers: tuple[int, ...] = ()
+
+    def numbered(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        """(line number in the file, line) after the header: as read, or counted from 2."""
+        numbers = self.numbers or range(2, len(self.lines) + 2)
+        return zip(numbers, self.lines, strict=True)
 
     @property
     def end(self) -> dict[str, Any]:
@@ -304,6 +311,7 @@ def _load_line(raw: str, number: int) -> Any:
 def parse_replay(text: str) -> Replay:
     """Read a replay, with an error naming the line for anything malformed."""
     rows: list[dict[str, Any]] = []
+    numbers: list[int] = []
     # Lines end at "\n" only: str.splitlines would also split at U+2028 or U+0085 inside
     # a JSON string (a bot's stderr), which the encoder writes as they are.
     for number, raw in enumerate(text.split("\n"), start=1):
@@ -313,7 +321,7 @@ def parse_replay(text: str) -> Replay:
         if not isinstance(row, dict) or "type" not in row:
             raise ReplayError(f"line {number}: expected an object with a 'type'")
         kind = row["type"]
-        if (number == 1) != (kind == "header"):
+        if (not rows) != (kind == "header"):
             raise ReplayError(f"line {number}: the header must be the first line, and only it")
         if kind != "header" and kind not in _LINE_TYPES:
             raise ReplayError(f"line {number}: unknown line type {_brief(kind)}")
@@ -335,6 +343,7 @@ def parse_replay(text: str) -> Replay:
         if problem:
             raise ReplayError(f"line {number}: {problem}")
         rows.append(row)
+        numbers.append(number)
     if not rows:
         raise ReplayError("empty replay")
     header = rows[0]
@@ -342,7 +351,7 @@ def parse_replay(text: str) -> Replay:
         raise ReplayError("the replay has no end line: it is truncated or the match did not finish")
     if any(r["type"] == "end" for r in rows[1:-1]):
         raise ReplayError("an end line appears before the last line")
-    return Replay(header, tuple(rows[1:]))
+    return Replay(header, tuple(rows[1:]), tuple(numbers[1:]))
 
 
 _NOT_REGULAR = {
@@ -436,7 +445,7 @@ def simulate(replay: Replay) -> tuple[Any, Any, Iterator[Step]]:
     def steps() -> Iterator[Step]:
         state = initial
         yield Step(header, state)
-        for number, line in enumerate(replay.lines, start=2):
+        for number, line in replay.numbered():
             if line["type"] == "decision":
                 try:
                     state = _play(game, state, line)
@@ -473,7 +482,7 @@ def verify_replay(replay: Replay, max_mismatches: int = 20) -> VerifyReport:
     state = next(steps).state
     expected: list[dict[str, Any]] = [{"type": "event", **e.to_json()} for e in game.events(state)]
     decisions = events = 0
-    for number, line in enumerate(replay.lines, start=2):
+    for number, line in replay.numbered():
         if len(problems) >= max_mismatches:
             break
         kind = line["type"]

@@ -25,6 +25,7 @@ from referee.replay import (
     decompress_replay,
     parse_replay,
     read_replay_file,
+    simulate,
 )
 from tests.conftest import ROOT, arena
 
@@ -185,6 +186,25 @@ def test_line_separators_inside_a_string_do_not_split_a_line(stored: tuple[Path,
         "".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in edited)
     )
     assert replay.lines[-2]["text"] == log["text"]
+
+
+def test_errors_name_the_line_of_the_file_when_it_has_blank_lines(
+    stored: tuple[Path, str], tmp_path: Path
+) -> None:
+    # A hand-edited file may hold blank lines, before the header too: they are skipped,
+    # and every error still names the line as an editor numbers it.
+    db, text = stored
+    rows: list[Any] = _rows(text)
+    first = next(i for i, r in enumerate(rows) if r["type"] == "decision")
+    rows[first] = {**rows[first], "action": "zzz"}
+    spaced = ["", *rows[:first], "  ", "", *rows[first:]]
+    path = _write_rows(tmp_path / "spaced.jsonl", spaced)
+    want = f"line {first + 4}: 'zzz'"
+    with pytest.raises(ReplayError, match=want):
+        list(simulate(parse_replay(path.read_text()))[2])
+    for name in COMMANDS:
+        done = command(db, name, tmp_path, "--file", str(path))
+        assert want in done.stdout + done.stderr, (name, done.stdout + done.stderr)
 
 
 # 3. Corrupt content: every command reports the same error, naming the line and field.
