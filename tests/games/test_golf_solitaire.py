@@ -446,11 +446,13 @@ def _board_lines(text: str) -> list[str]:
 
 def test_pysolfc_deals_match_pysolfc_own_generator() -> None:
     # Every Microsoft-shuffle deal up to 2,000, both sides of the switch to the Mersenne
-    # twister at 32,000, and large numbers up to the option's bound of 10**20.
+    # twister at 32,000 (32000 itself is the next test's), and large numbers up to the
+    # option's bound of 10**20.
     rng = random.Random(20)
     numbers = [
         *range(1, 2001),
-        *range(31990, 32011),
+        *range(31990, 32000),
+        *range(32001, 32011),
         *(rng.randint(32001, 10**20) for _ in range(300)),
         2**32,
         2**64 + 1,
@@ -459,6 +461,26 @@ def test_pysolfc_deals_match_pysolfc_own_generator() -> None:
     for number in numbers:
         ours = _board_lines(format_board_text(pysol_deal(number)))
         assert ours == _pysol_cards_golf_board(number), number
+
+
+def test_deal_32000_is_pysolfc_own_a_mersenne_twister_deal() -> None:
+    # PySolFC's constructRandom gives the Microsoft generator the numbers below 32000
+    # ("0 <= seed < 32000"); the pysol_cards package gives it 32000 as well, so there the
+    # two disagree and PySolFC, whose numbering the option promises, is followed.
+    from pysol_cards.cards import CardRenderer, createCards
+    from pysol_cards.random import MTRandom
+
+    def twister_order(number: int) -> list[str]:
+        shuffler = MTRandom()
+        shuffler.setSeed(number)
+        deck = list(createCards(1))
+        shuffler.shuffle(deck)
+        render = CardRenderer(True)
+        return [render.to_s(c) for c in reversed(deck)]
+
+    for number in (32000, 32001):
+        assert [c.code for c in pysol_deal_order(number)] == twister_order(number), number
+    assert _board_lines(format_board_text(pysol_deal(32000))) != _pysol_cards_golf_board(32000)
 
 
 def test_deal_numbers_option_plays_those_deals_and_shows_them_after_the_match() -> None:
@@ -509,6 +531,44 @@ def test_winnable_only_skips_a_deal_the_solver_cannot_clear() -> None:
     assert can_clear(chosen, strict)
     assert chosen != hole_deal(rules(), seed, 0)
     assert chosen == hole_deal(rules(winnable_only=True), seed, 0)
+
+
+def test_winnable_only_never_plays_a_deal_twice_in_a_match() -> None:
+    # Skipping to the next number made holes 1-9 play deals 2, 2, 5, 5, 5, 12, 12, 12, 12:
+    # from its second time on a seat knows the deal's stock order. A skip now passes over
+    # every number listed for a hole and every number an earlier hole moved to.
+    listed = tuple(range(1, 10))
+    r = rules(holes=9, deal_numbers="1-9", winnable_only=True)
+    played = [hole_deal(r, 0, h).number or 0 for h in range(9)]
+    assert len(set(played)) == 9, played
+    strict = rules()
+    for number, wanted in zip(played, listed, strict=True):
+        assert can_clear(pysol_deal(number), strict)
+        if can_clear(pysol_deal(wanted), strict):
+            assert number == wanted
+        else:
+            assert number > wanted and number not in listed
+    # A match plays them: the engine asks for each hole's deal as the hole starts.
+    s = GAME.initial_state(r, 1, 0)
+    for number in played:
+        assert GAME.observation(s, 0).tableau == pysol_deal(number).tableau
+        s = _finish_hole(s)
+
+
+def test_a_deal_number_listed_twice_is_refused() -> None:
+    with pytest.raises(RulesError, match="repeats 5: each deal may be played once"):
+        parse_rules(GolfSolitaireRules, {"holes": "2", "deal_numbers": "5,5"})
+    # 36 holes, 18 numbers repeated: the error names a few.
+    with pytest.raises(RulesError, match=r"repeats 1, 2, 3, 4, 5 and 13 more: ") as refused:
+        parse_rules(GolfSolitaireRules, {"holes": "36", "deal_numbers": "1-18,1-18"})
+    assert len(str(refused.value)) < 100
+
+
+def test_winnable_only_past_the_last_deal_number_is_a_rules_error() -> None:
+    last = 10**20
+    assert not can_clear(pysol_deal(last), rules())
+    with pytest.raises(RulesError, match="no clearable deal for hole 1 from PySolFC deal"):
+        GAME.initial_state(rules(holes=1, deal_numbers=last, winnable_only=True), 1, 0)
 
 
 # ---- Options, codes and errors --------------------------------------------------------

@@ -4,9 +4,9 @@ drawn from a match seed. Which deal a hole gets (``winnable_only`` needs the sol
 
 PySolFC numbering (learned from PySolFC and shlomif's pysol_cards; written anew here):
 the 52 cards are listed clubs, spades, hearts, diamonds, Ace to King within a suit.
-Game numbers 1..32000 use the Microsoft C ``rand()`` generator seeded with the number,
+Game numbers 1..31999 use the Microsoft C ``rand()`` generator seeded with the number,
 on the deck first rearranged rank by rank (clubs, diamonds, hearts, spades within a
-rank); larger numbers use the Mersenne Twister seeded with the number (Python's
+rank); 32000 and up use the Mersenne Twister seeded with the number (Python's
 ``random.Random(n)``), drawing ``int(random() * (i + 1))``. Both shuffle the list from
 its end (swap position i with a drawn j in 0..i, for i from the last down to 1). Cards
 are then dealt from the end of the shuffled list: round after round across the 7
@@ -22,12 +22,14 @@ from dataclasses import dataclass
 from referee.cards import SUITS, Card, Suit, card_of, make_deck, shuffled
 from referee.game import chance_rng
 
-from .rules import GolfSolitaireRules
+from .rules import MAX_DEAL_NUMBER, GolfSolitaireRules
 
 COLUMNS = 7
 ROWS = 5
 TABLEAU_CARDS = COLUMNS * ROWS
-MS_DEALS = 32000  # game numbers up to this use the Microsoft generator
+# Game numbers below this use the Microsoft generator: PySolFC's constructRandom. (The
+# pysol_cards package also gives 32000 itself to it, so its deal 32000 is another one.)
+MT_DEALS_FROM = 32000
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,9 +89,9 @@ def _mt_shuffle(deck: list[Card], number: int) -> None:
 
 def pysol_deal_order(number: int) -> tuple[Card, ...]:
     """The 52 cards of PySolFC game ``number`` in the order they are dealt."""
-    if not 1 <= number <= 10**20:
-        raise ValueError(f"PySolFC deal numbers run from 1 to 10**20, not {number}")
-    if number <= MS_DEALS:
+    if not 1 <= number <= MAX_DEAL_NUMBER:
+        raise ValueError(f"PySolFC deal numbers run from 1 to {MAX_DEAL_NUMBER}, not {number}")
+    if number < MT_DEALS_FROM:
         deck = list(_MS_DECK)
         _ms_shuffle(deck, number)
     else:

@@ -8,6 +8,7 @@ about which card may go on which.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
@@ -73,7 +74,13 @@ class GolfSolitaireRules(RuleOptions):
             bad = [n for n in self.deal_numbers if not 1 <= n <= MAX_DEAL_NUMBER]
             if bad:
                 raise RulesError(
-                    f"deal_numbers {bad}: PySolFC deals run from 1 to {MAX_DEAL_NUMBER}"
+                    f"deal_numbers {_some(bad)}: PySolFC deals run from 1 to {MAX_DEAL_NUMBER}"
+                )
+            counts = Counter(self.deal_numbers)
+            repeated = sorted(n for n, count in counts.items() if count > 1)
+            if repeated:  # a seat would know the stock's order the second time
+                raise RulesError(
+                    f"deal_numbers repeats {_some(repeated)}: each deal may be played once a match"
                 )
             if self.jokers:
                 raise RulesError("deal_numbers needs jokers=0: PySolFC's Golf deals have no jokers")
@@ -86,6 +93,12 @@ class GolfSolitaireRules(RuleOptions):
     def stock_size(self) -> int:
         """Cards in the stock when a hole is dealt."""
         return 52 + self.jokers - 35 - (0 if self.foundation_starts_empty else 1)
+
+
+def _some(numbers: list[int]) -> str:
+    """The first few of ``numbers`` for an error (the list may hold 10,000)."""
+    more = f" and {len(numbers) - 5} more" if len(numbers) > 5 else ""
+    return ", ".join(map(str, numbers[:5])) + more
 
 
 def adjacency(queen_on_king: bool, wrap: bool) -> tuple[tuple[bool, ...], ...]:
