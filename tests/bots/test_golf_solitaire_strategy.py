@@ -256,7 +256,8 @@ def test_strategy_never_answers_an_illegal_code_over_many_random_deals(
 def test_solitaire_eval_scores_no_bot_below_the_hindsight_solver(tmp_path: Path) -> None:
     """scripts/solitaire_eval runs end to end (it once broke when a module moved): on the
     same PySolFC deals no bot scores better than the solver that knows the stock, nor
-    does a bot with the exact stock-unseen search playing its last 4 stock cards."""
+    does a bot with the exact stock-unseen search playing its last 4 stock cards, nor
+    the sampled-hindsight reference player, which sees only what a bot sees."""
     out = tmp_path / "eval.json"
     subprocess.run(
         [
@@ -265,7 +266,7 @@ def test_solitaire_eval_scores_no_bot_below_the_hindsight_solver(tmp_path: Path)
             "--deals",
             "1-4",
             "--bots",
-            "hindsight,greedy,strategy",
+            "hindsight,greedy,strategy,sampled-hindsight:2",
             "--exact-from",
             "4",
             "--json",
@@ -285,6 +286,8 @@ def test_solitaire_eval_scores_no_bot_below_the_hindsight_solver(tmp_path: Path)
         "greedy+exact@4",
         "strategy",
         "strategy+exact@4",
+        "sampled-hindsight:2",
+        "sampled-hindsight:2+exact@4",
     ]
     for label in list(bots)[1:]:
         rows = bots[label]["per_deal"]
@@ -325,3 +328,21 @@ def test_solitaire_eval_refuses_an_exact_search_it_could_not_finish(k: str) -> N
     assert done.returncode == 2
     assert "K is a whole number from 0 to 10" in done.stderr
     assert done.stdout == ""
+
+
+@pytest.mark.parametrize("n", ["0", "x", "", "10001"])
+def test_solitaire_eval_refuses_a_sample_count_it_cannot_use(n: str) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "solitaire_eval"),
+            "--bots",
+            f"strategy,sampled-hindsight:{n}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert "N, the sampled stock orders, is a whole number from 1 to 10000" in done.stderr
+    assert "Traceback" not in done.stderr
