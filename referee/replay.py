@@ -145,12 +145,11 @@ class Replay:
     header: dict[str, Any]
     lines: tuple[dict[str, Any], ...]  # everything after the header, the end line last
     # Each of ``lines``' line number in the file (blank lines are skipped), for errors.
-    numbers: tuple[int, ...] = ()
+    numbers: tuple[int, ...]
 
     def numbered(self) -> Iterator[tuple[int, dict[str, Any]]]:
-        """(line number in the file, line) after the header: as read, or counted from 2."""
-        numbers = self.numbers or range(2, len(self.lines) + 2)
-        return zip(numbers, self.lines, strict=True)
+        """(line number in the file, line), for every line after the header."""
+        return zip(self.numbers, self.lines, strict=True)
 
     @property
     def end(self) -> dict[str, Any]:

@@ -96,7 +96,7 @@ class GolfSolitaireRules(RuleOptions):
 
 
 def _some(numbers: list[int]) -> str:
-    """The first few of ``numbers`` for an error (the list may hold 10,000)."""
+    """The first few of ``numbers`` for an error message."""
     more = f" and {len(numbers) - 5} more" if len(numbers) > 5 else ""
     return ", ".join(map(str, numbers[:5])) + more
 
