@@ -27,8 +27,10 @@ class Row:
     conservative: float
     games: int
     wins: int
-    mean_score: float
-    score_ci95: float
+    # Over the matches it did not forfeit (None if it forfeited all): a forfeit's score
+    # is where the match stopped, 0 strokes for a golf bot that crashed at once.
+    mean_score: float | None
+    score_ci95: float | None
     mean_rank: float
     faults: int
     forfeits: int
@@ -41,6 +43,16 @@ class Row:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+    @property
+    def score_text(self) -> str:
+        if self.mean_score is None or self.score_ci95 is None:
+            return "—"
+        return f"{self.mean_score:.1f} ± {self.score_ci95:.1f}"
+
+    @property
+    def faults_text(self) -> str:
+        return f"{self.faults}" + (f" ({self.forfeits} forfeits)" if self.forfeits else "")
 
 
 def ci95(values: Sequence[float]) -> float:
@@ -66,7 +78,7 @@ def rows_from_results(
     rows = []
     for name, seats in played.items():
         mu, sigma, _ = ratings.get(name, (ENV.mu, ENV.sigma, 0))
-        scores = [float(s["score"]) for s in seats]
+        scores = [float(s["score"]) for s in seats if not s["forfeited"]]
         rows.append(
             Row(
                 rank=0,
@@ -75,9 +87,9 @@ def rows_from_results(
                 sigma=sigma,
                 conservative=conservative(mu, sigma),
                 games=len(seats),
-                wins=sum(1 for s in seats if s["rank"] == 1),
-                mean_score=statistics.fmean(scores),
-                score_ci95=ci95(scores),
+                wins=sum(1 for s in seats if s["rank"] == 1 and not s["forfeited"]),
+                mean_score=statistics.fmean(scores) if scores else None,
+                score_ci95=ci95(scores) if scores else None,
                 mean_rank=statistics.fmean(float(s["rank"]) for s in seats),
                 faults=sum(int(s["faults"]) for s in seats),
                 forfeits=sum(int(s["forfeited"]) for s in seats),

@@ -1,7 +1,9 @@
 """TrueSkill ratings, as a pure function of match results taken in schedule order.
 
 Two seats are rated 1v1, more seats as a free-for-all by rank, and games played
-in fixed teams (``Outcome.teams``) as team matches. When one entrant fills
+in fixed teams (``Outcome.teams``) as team matches. A forfeit loses: a forfeiting
+team ranks last, and in a free-for-all stopped by a forfeit the other seats are one
+side that beat the forfeiters (their order when it stopped is not a result). When one entrant fills
 several seats of a match (fewer entrants than seats), its seats count as one
 player ranked by their mean rank. Because the result depends only on the ordered
 results, a resumed tournament ends with exactly the ratings of an uninterrupted one.
@@ -41,6 +43,13 @@ def _groups(seats: Sequence[Mapping[str, Any]]) -> tuple[list[tuple[str, ...]], 
         if len(flat) != len(set(flat)) or len(groups) < 2:
             return None  # one entrant on both sides: nothing to learn
         ranks = [float(min(s["rank"] for s in members)) for _, members in sorted(teams.items())]
+        # A team with a forfeiting member ranks last, whatever its partner's rank (results
+        # stored before forfeit_outcome ranked the partners with it did not say so).
+        last = max(ranks) + 1
+        ranks = [
+            last if any(s.get("forfeited") for s in members) else rank
+            for (_, members), rank in zip(sorted(teams.items()), ranks, strict=True)
+        ]
         return groups, ranks
     by_entrant: dict[str, list[int]] = defaultdict(list)
     for s in seats:
@@ -48,6 +57,16 @@ def _groups(seats: Sequence[Mapping[str, Any]]) -> tuple[list[tuple[str, ...]], 
     if len(by_entrant) < 2:
         return None
     names = list(by_entrant)
+    forfeiters = {s["entrant"] for s in seats if s.get("forfeited")}
+    if forfeiters and "solo_deal" not in seats[0]:
+        # The match stopped at the forfeit, so the other seats' order is no result: rated
+        # by it, a crash could hand a partner a draw it was losing or a lead it held.
+        # They are one side that beat the forfeiters. (Merged one-seat matches each
+        # played their deal to the end, and keep their order.)
+        rest = tuple(n for n in names if n not in forfeiters)
+        if not rest:
+            return None
+        return [rest, *((n,) for n in names if n in forfeiters)], [1.0] + [2.0] * len(forfeiters)
     return [(n,) for n in names], [sum(by_entrant[n]) / len(by_entrant[n]) for n in names]
 
 
@@ -68,10 +87,16 @@ def merge_solo_matches(
         out.append((match_id, [{**s, "solo_deal": s["deal"]} for s in seats] if solo else seats))
     for _, group in out:
         if len(group) > 1 and "solo_deal" in group[0]:
-            scores = [float(s["score"]) for s in group]
+            # By score, and a forfeit last: its score is what it had when it stopped (0
+            # strokes for a bot that crashed at once, better than any hole played).
+            finished = [s for s in group if not s.get("forfeited")]
+            scores = [float(s["score"]) for s in finished]
             ranks = ranks_from_scores(scores, higher_is_better=not lower_scores_win)
-            for s, rank in zip(group, ranks, strict=True):
+            for s, rank in zip(finished, ranks, strict=True):
                 s["rank"] = rank
+            for s in group:
+                if s.get("forfeited"):
+                    s["rank"] = len(finished) + 1
     return out
 
 

@@ -108,8 +108,12 @@ def with_item(items: tuple[T, ...], i: int, value: T) -> tuple[T, ...]:
 
 def forfeit_outcome(standings: Outcome, forfeited: Sequence[int]) -> Outcome:
     """Standings with the forfeiting seats ranked last (sharing that rank); the other seats
-    keep their order from the standings."""
+    keep their order from the standings. In fixed teams a forfeit is the team's: its
+    partners rank last with it (ranked by its partner, the team could win by a crash)."""
     lost = set(forfeited)
+    if standings.teams is not None:
+        losing_teams = {standings.teams[s] for s in lost}
+        lost |= {s for s, team in enumerate(standings.teams) if team in losing_teams}
     keep = [s for s in range(len(standings.ranks)) if s not in lost]
     ranks = list(standings.ranks)
     for s, rank in zip(keep, competition_ranks([standings.ranks[s] for s in keep]), strict=True):
@@ -117,7 +121,7 @@ def forfeit_outcome(standings: Outcome, forfeited: Sequence[int]) -> Outcome:
     for s in lost:
         ranks[s] = len(keep) + 1
     details = dict(standings.details)
-    details["forfeited"] = sorted(lost)
+    details["forfeited"] = sorted(set(forfeited))
     return Outcome(standings.scores, tuple(ranks), standings.teams, details)
 
 

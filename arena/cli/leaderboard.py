@@ -65,9 +65,9 @@ def show_rows(rows: list[Row], title: str, latest: bool = False) -> None:
             f"{r.conservative:.2f}",
             str(r.games),
             str(r.wins),
-            f"{r.mean_score:.1f} ± {r.score_ci95:.1f}",
+            r.score_text,
             f"{r.mean_rank:.2f}",
-            f"{r.faults}" + (f" ({r.forfeits} forfeits)" if r.forfeits else ""),
+            r.faults_text,
             *extra,
         )
     console.print(table)

@@ -102,9 +102,9 @@ def _board_html(report: Report) -> str:
             r.conservative,
             r.games,
             r.wins,
-            f"{r.mean_score:.1f} ± {r.score_ci95:.1f}",
+            r.score_text,
             f"{r.mean_rank:.2f}",
-            f"{r.faults}" + (f" ({r.forfeits} forfeits)" if r.forfeits else ""),
+            r.faults_text,
         )
         for r in report.board
     ]

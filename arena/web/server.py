@@ -169,8 +169,8 @@ def _leaderboard(store: Store, game: str, rules_key: str) -> str:
             r.conservative,
             r.games,
             r.wins,
-            f"{r.mean_score:.1f} ± {r.score_ci95:.1f}",
-            f"{r.faults}" + (f" ({r.forfeits} forfeits)" if r.forfeits else ""),
+            r.score_text,
+            r.faults_text,
         )
         for r in leaderboard(store, game, rules_key)
     ]

@@ -154,3 +154,29 @@ def test_solitaire_bots_alone_are_ranked_by_score_on_the_same_deals(tmp_path: Pa
             wins[name] += score == min(scores.values())
     assert {name: r["wins"] for name, r in board.items()} == wins
     assert board["rand"]["mean_rank"] > board["sol"]["mean_rank"]
+
+
+def test_a_bot_that_crashes_at_once_ranks_last_in_solitaire(tmp_path: Path) -> None:
+    # Its one-seat matches stop on 0 strokes, better than any hole played: ranked by that
+    # score it was rated the best bot, with a win per deal and a mean score of 0.
+    db = tmp_path / "arena.db"
+    arena(db, "bots", "add", "crash", "--game", "golf_solitaire", "--", PY, "-c", "pass")
+    for name, module in [("greedy", "golf_solitaire_greedy"), ("rand", "random_bot")]:
+        arena(
+            db, "bots", "add", name, "--game", "golf_solitaire", "--", PY, "-m",
+            f"sample_bots.{module}",
+        )  # fmt: skip
+    done = arena(
+        db, "tournament", "run", "--game", "golf_solitaire", "--bots", "crash,greedy,rand",
+        "--rounds", "2", "--rules", "holes=2", "--json",
+        check=False,
+    )  # fmt: skip
+    out = json.loads(done.stdout)
+    board = {r["entrant"]: r for r in out["leaderboard"]}
+    assert board["crash"]["forfeits"] == 2, board["crash"]
+    assert [r["entrant"] for r in out["leaderboard"]][-1] == "crash"
+    assert board["crash"]["wins"] == 0 and board["crash"]["mean_score"] is None
+    assert board["crash"]["mean_rank"] == 3.0
+    text = arena(db, "leaderboard", "--tournament", "1").stdout
+    crash_line = next(line for line in text.splitlines() if " crash " in line)
+    assert "—" in crash_line and "2 forfeits" in crash_line

@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.rating import compute_ratings
+from referee.game import Outcome, forfeit_outcome
 
 
 def seats(*entries: tuple[str, int] | tuple[str, int, int]) -> list[dict[str, Any]]:
@@ -50,3 +51,48 @@ def test_one_seat_matches_on_the_same_deal_are_rated_together_by_score() -> None
     assert higher["b"][0] > higher["c"][0] > higher["a"][0]
     other_deal = [*solo[:1], ("m9", [{**solo[1][1][0], "deal": "1/78"}])]
     assert compute_ratings(other_deal).current == {}  # nothing to compare on one deal alone
+
+
+def forfeiting(row: dict[str, Any], forfeited: bool = True) -> dict[str, Any]:
+    return {**row, "forfeited": int(forfeited)}
+
+
+def test_a_one_seat_forfeit_ranks_below_every_bot_that_played_the_deal() -> None:
+    # A bot that crashed at once stops on 0 strokes, the best golf score there is.
+    solo = [
+        (f"m{i}", [{"entrant": name, "rank": 1, "team": None, "score": score, "deal": "1/77"}])
+        for i, (name, score) in enumerate([("crash", 0.0), ("a", 3.0), ("b", 9.0)])
+    ]
+    solo[0] = (solo[0][0], [forfeiting(solo[0][1][0])])
+    mu = {n: v[0] for n, v in compute_ratings(solo, lower_scores_win=True).current.items()}
+    assert mu["a"] > mu["b"] > mu["crash"]
+
+
+def test_a_forfeit_loses_for_the_whole_team() -> None:
+    # The forfeiting seat 0 is ranked last; its partner's rank 1 must not carry the team.
+    rows = seats(("crash", 4, 0), ("b", 2, 1), ("c", 1, 0), ("d", 2, 1))
+    rows = [forfeiting(r, r["entrant"] == "crash") for r in rows]
+    mu = {n: v[0] for n, v in compute_ratings([("m1", rows)]).current.items()}
+    assert mu["b"] == mu["d"] > 25 > mu["c"] == mu["crash"]
+
+
+def test_a_forfeit_in_a_free_for_all_is_no_result_among_the_others() -> None:
+    # Stopped at the first move every other seat is tied (a draw a partner may have been
+    # losing); stopped later, the leader would keep a lead it had not yet won.
+    for others in ((1, 1), (1, 2), (2, 1)):
+        rows = [
+            forfeiting({"entrant": "crash", "rank": 3, "team": None}),
+            forfeiting({"entrant": "a", "rank": others[0], "team": None}, False),
+            forfeiting({"entrant": "b", "rank": others[1], "team": None}, False),
+        ]
+        mu = {n: v[0] for n, v in compute_ratings([("m1", rows)]).current.items()}
+        assert mu["a"] == mu["b"] > 25 > mu["crash"], others
+
+
+def test_forfeit_outcome_ranks_the_forfeiting_team_last() -> None:
+    standings = Outcome(scores=(10, 0, 10, 0), ranks=(1, 3, 1, 3), teams=(0, 1, 0, 1))
+    outcome = forfeit_outcome(standings, [0])
+    assert outcome.ranks == (3, 1, 3, 1)
+    assert outcome.details["forfeited"] == [0]
+    alone = forfeit_outcome(Outcome(scores=(5, 2, 9), ranks=(2, 1, 3)), [1])
+    assert alone.ranks == (1, 3, 2)
