@@ -75,6 +75,11 @@ def summarize(samples: Sequence[float]) -> ScoreSummary:
         return ScoreSummary(0, 0.5, 0.0, -math.inf, math.inf, 0.5)
     mean = statistics.fmean(samples)
     variance = statistics.pvariance(samples, mean) if n > 1 else 0.0
+    if variance == 0.0 and 0.0 < mean < 1.0:
+        # Every sample alike, but not all won or lost (e.g. all draws): the samples cannot
+        # say how much a score varies, and a zero-width interval would claim certainty.
+        # The widest variance scores in [0, 1] with this mean can have stands in.
+        variance = mean * (1.0 - mean)
     se = math.sqrt(variance / n)
     if se == 0.0:
         los = 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5

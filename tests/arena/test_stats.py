@@ -145,3 +145,17 @@ def test_an_elo_of_zero_reads_0_never_minus_0() -> None:
     # all draws: an estimate and interval that round to zero from below
     assert fmt_elo_interval(-0.0, -0.3, -0.0) == "0 [0, 0]"
     assert fmt_elo_interval(35.4, 10.0, -60.6) == "+35 [+10, -61]"
+
+
+def test_all_draws_are_no_certainty() -> None:
+    # Four draws: the sample variance is 0, which made the interval [0, 0] and its LOS
+    # exactly 1/2 as if the two bots were known to be equal.
+    drawn = summarize([0.5] * 4)
+    se = math.sqrt(0.25 / 4)
+    assert drawn.elo == 0.0 and drawn.los == 0.5
+    assert drawn.elo_low == pytest.approx(elo_from_score(0.5 - 1.959964 * se), abs=1e-3)
+    assert drawn.elo_low < -100 and drawn.elo_high == pytest.approx(-drawn.elo_low)
+    # More draws narrow it; alike samples off one half (every pair 3 of 4 points) too.
+    assert summarize([0.5] * 100).elo_low > drawn.elo_low
+    pairs = summarize([0.75] * 4)
+    assert pairs.elo_low < pairs.elo < pairs.elo_high and 0.5 < pairs.los < 1.0
