@@ -85,8 +85,9 @@ def run_with_progress(
         def on_progress(p: runner.Progress) -> None:
             last = ""
             if p.result is not None and p.plan is not None:
-                for name, rank in zip(p.plan.lineup, p.result.outcome.ranks, strict=True):
-                    wins[name] += rank == 1
+                ranks = p.result.outcome.ranks
+                for seat, (name, rank) in enumerate(zip(p.plan.lineup, ranks, strict=True)):
+                    wins[name] += rank == 1 and seat not in p.result.forfeited
                 for fault in p.result.faults:
                     faults[p.plan.lineup[fault.seat]] += 1
                 top = ", ".join(f"{n} {w}" for n, w in wins.most_common(3))
