@@ -3,9 +3,9 @@
 Two seats are rated 1v1, more seats as a free-for-all by rank, and games played
 in fixed teams (``Outcome.teams``) as team matches. A forfeit loses: a forfeiting
 team ranks last, and in a free-for-all stopped by a forfeit the other seats are one
-side that beat the forfeiters (their order when it stopped is not a result). When one entrant fills
-several seats of a match (fewer entrants than seats), its seats count as one
-player ranked by their mean rank. Because the result depends only on the ordered
+side that beat the forfeiters (their order when it stopped is not a result). When
+one entrant fills several seats of a match (fewer entrants than seats), its seats
+count as one player ranked by their mean rank. Because the result depends only on the ordered
 results, a resumed tournament ends with exactly the ratings of an uninterrupted one.
 """
 
