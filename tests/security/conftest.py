@@ -86,12 +86,16 @@ def add_random(db: Path, *names: str) -> None:
         run_arena(db, "bots", "add", name, "--game", "*", "--", PY, "-m", "sample_bots.random_bot")
 
 
+def add_gin_bot(db: Path, name: str, *command: str, folder: Path = BOTS) -> None:
+    """A gin bot ``name`` run as ``command`` from ``folder`` (default: tests/security/bots)."""
+    run_arena(db, "bots", "add", name, "--game", "gin_rummy", "--cwd", str(folder), "--", *command)
+
+
 def add_escaper(db: Path, name: str, mode: str) -> str:
     """bots/escaper.py in ``mode`` as gin bot ``name``; returns the marker its helpers carry
     on their command lines (see ``survivors``)."""
     marker = f"{mode}-{uuid.uuid4().hex}"
-    bot = ["python", "escaper.py", mode, marker]
-    run_arena(db, "bots", "add", name, "--game", "gin_rummy", "--cwd", str(BOTS), "--", *bot)
+    add_gin_bot(db, name, "python", "escaper.py", mode, marker)
     return marker
 
 

@@ -27,9 +27,9 @@ from arena import cgroups
 from arena.bots import OPEN_FILES, OPEN_FILES_PER_PROCESS, SOCKETS
 from referee.game import get_game, parse_rules
 from tests.security.conftest import (
-    BOTS,
     LIMIT_SETTINGS,
     add_escaper,
+    add_gin_bot,
     add_random,
     needs_bwrap,
     replays,
@@ -57,7 +57,7 @@ def spy_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     listener.setblocking(False)
     port = listener.getsockname()[1]
     spy = ["python", "spy.py", str(db), str(outside), str(port)]
-    run_arena(db, "bots", "add", "spy", "--game", "gin_rummy", "--cwd", str(BOTS), "--", *spy)
+    add_gin_bot(db, "spy", *spy)
     add_random(db)
     summary = tournament(db, "spy,random", "--rounds", "2")
     try:

@@ -21,9 +21,9 @@ from pathlib import Path
 from arena.bots import SOCKETS
 from tests.conftest import dies_with_tests
 from tests.security.conftest import (
-    BOTS,
     PY,
     ROOT,
+    add_gin_bot,
     add_random,
     needs_bwrap,
     replays,
@@ -49,7 +49,7 @@ def peak_rss_mb(pid: int) -> float | None:
 def test_unfinished_big_messages_do_not_hold_the_arenas_memory(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     bot = ["python", "big_messages.py", "hold", "8", "100", "8"]
-    run_arena(db, "bots", "add", "hoarder", "--game", "gin_rummy", "--cwd", str(BOTS), "--", *bot)
+    add_gin_bot(db, "hoarder", *bot)
     add_random(db)
     arena = subprocess.Popen(
         [
@@ -93,7 +93,7 @@ def test_many_connections_of_unfinished_messages_are_a_limit_fault(tmp_path: Pat
     referee from 40 MB to 1.5 GB. A bot may hold SOCKETS sockets in all."""
     db = tmp_path / "arena.db"
     bot = ["python", "big_messages.py", "many", "100", "0", "20"]
-    run_arena(db, "bots", "add", "spreader", "--game", "gin_rummy", "--cwd", str(BOTS), "--", *bot)
+    add_gin_bot(db, "spreader", *bot)
     add_random(db)
     summary = json.loads(
         run_arena(
@@ -117,7 +117,7 @@ def test_big_messages_do_not_stall_the_other_tables(tmp_path: Path) -> None:
     beside the staller's, must not time out: with the 128 MiB limit both did."""
     db = tmp_path / "arena.db"
     bot = ["python", "big_messages.py", "complete", "2", "100", "30"]
-    run_arena(db, "bots", "add", "staller", "--game", "gin_rummy", "--cwd", str(BOTS), "--", *bot)
+    add_gin_bot(db, "staller", *bot)
     add_random(db, "r1", "r2")
     summary = json.loads(
         run_arena(

@@ -18,6 +18,7 @@ from arena.store import Store
 from tests.security.conftest import (
     BOTS,
     ROOT,
+    add_gin_bot,
     add_random,
     needs_bwrap,
     replays,
@@ -126,19 +127,7 @@ def test_readme_python_bot_recipe_plays_in_the_sandbox(tmp_path: Path) -> None:
         )
     )
     db = tmp_path / "arena.db"
-    run_arena(
-        db,
-        "bots",
-        "add",
-        "mybot",
-        "--game",
-        "gin_rummy",
-        "--cwd",
-        str(folder),
-        "--",
-        "python",
-        "mybot.py",
-    )
+    add_gin_bot(db, "mybot", "python", "mybot.py", folder=folder)
     add_random(db, "random", "random2")
     summary = tournament(db, "mybot,random")
     assert summary["played"] == 2 and not summary["errors"]
@@ -158,21 +147,7 @@ JS_DIR = ROOT / "sample_bots" / "js"
 )
 def test_javascript_sample_bot_plays_in_the_sandbox(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    run_arena(
-        db,
-        "bots",
-        "add",
-        "js",
-        "--game",
-        "gin_rummy",
-        "--cwd",
-        str(JS_DIR),
-        "--",
-        "node",
-        "bot.js",
-        "--strategy",
-        "random",
-    )
+    add_gin_bot(db, "js", "node", "bot.js", "--strategy", "random", folder=JS_DIR)
     add_random(db, "random", "random2")
     summary = tournament(db, "js,random")
     assert summary["played"] == 2 and not summary["errors"]
@@ -183,19 +158,7 @@ def test_javascript_sample_bot_plays_in_the_sandbox(tmp_path: Path) -> None:
 @pytest.mark.parametrize("sandbox", [pytest.param("auto", marks=needs_bwrap), "none"])
 def test_stderr_after_match_over_is_stored_with_that_match(tmp_path: Path, sandbox: str) -> None:
     db = tmp_path / "arena.db"
-    run_arena(
-        db,
-        "bots",
-        "add",
-        "late",
-        "--game",
-        "gin_rummy",
-        "--cwd",
-        str(BOTS),
-        "--",
-        "python",
-        "late_talker.py",
-    )
+    add_gin_bot(db, "late", "python", "late_talker.py")
     add_random(db, "random", "random2")
     tournament(db, "late,random", "--rounds", "2", "--concurrency", "1", "--sandbox", sandbox)
     played = replays(db)
@@ -286,19 +249,7 @@ def test_no_bot_process_plays_one_deal_twice(tmp_path: Path, sandbox: str) -> No
     most once; a process is still used again for the next round's deal."""
     db = tmp_path / "arena.db"
     for name in ("memo", "memo2"):
-        run_arena(
-            db,
-            "bots",
-            "add",
-            name,
-            "--game",
-            "gin_rummy",
-            "--cwd",
-            str(BOTS),
-            "--",
-            "python",
-            "rememberer.py",
-        )
+        add_gin_bot(db, name, "python", "rememberer.py")
     add_random(db)
     summary = tournament(
         db, "memo,memo2,random", "--rounds", "2", "--concurrency", "2", "--sandbox", sandbox
