@@ -12,10 +12,33 @@ scores stay visible: they show no card. The operator's own commands (``arena rep
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from arena.runner import schedule
-from arena.store import Store
+from arena.store import Store, TournamentRecord
+
+# Each page of an unfinished tournament asks which deals are in play, and a big round robin
+# takes seconds to schedule: the deal of every match, per tournament, is kept.
+_DEALS_KEPT = 32
+_deals: dict[tuple[Any, ...], tuple[int, ...]] = {}
+_deals_lock = threading.Lock()
+
+
+def _deal_per_match(record: TournamentRecord) -> tuple[int, ...]:
+    """The seed of every scheduled match of ``record``, by index."""
+    key = (record.secret, record.schedule_version, record.seats, repr(record.settings))
+    with _deals_lock:
+        kept = _deals.get(key)
+    if kept is None:
+        assert record.secret is not None  # deals_in_play checks it
+        plans = schedule(record.settings, record.seats, record.secret, record.schedule_version)
+        kept = tuple(plan.seed for plan in plans)
+        with _deals_lock:
+            if len(_deals) >= _DEALS_KEPT:
+                del _deals[next(iter(_deals))]
+            _deals[key] = kept
+    return kept
 
 
 def deals_in_play(store: Store, tournament_id: int) -> frozenset[int]:
@@ -25,8 +48,8 @@ def deals_in_play(store: Store, tournament_id: int) -> frozenset[int]:
     if record.status == "finished" or record.secret is None:
         return frozenset()
     finished = store.finished_indexes(tournament_id)
-    plans = schedule(record.settings, record.seats, record.secret, record.schedule_version)
-    return frozenset(plan.seed for plan in plans if plan.idx not in finished)
+    deals = _deal_per_match(record)
+    return frozenset(seed for idx, seed in enumerate(deals) if idx not in finished)
 
 
 def withheld_matches(

@@ -86,9 +86,16 @@ def schedule(
             secret,
             settings.teams,
             partners,
+            vary=version >= 3,
         )
     return round_robin(
-        list(settings.bots), seats, settings.rounds, secret, settings.teams, partners
+        list(settings.bots),
+        seats,
+        settings.rounds,
+        secret,
+        settings.teams,
+        partners,
+        vary=version >= 3,
     )
 
 

@@ -1,11 +1,12 @@
 """Schedules: which entrants meet, in which seats, on which deals (round robin, gauntlet,
 and the duplicate pairs of an SPRT).
 
-Every combination of entrants (a balanced subset when there are too many), every
-seat rotation, repeated for each round. Every match of one round plays the same
-seed (duplicate deals, as in duplicate bridge): each entrant plays every seat of
-the same deal against every opponent, so the luck of the deal cancels, and in a
-one-seat game (solitaire) every entrant plays the same deals. With fewer entrants
+Every combination of entrants (past the limit, a balanced subset per round, each round
+its own, so the rounds spread over every pair), every seat rotation, repeated for each
+round. Every match of one round plays the same seed (duplicate deals, as in duplicate
+bridge): each entrant plays every seat of the same deal against every opponent, so the
+luck of the deal cancels, and in a one-seat game (solitaire) every entrant plays the
+same deals. With fewer entrants
 than seats the entrants are repeated around the table. Bots of one team (one author's, a
 tournament's ``teams``) never share a table, so they cannot play for each other.
 
@@ -35,7 +36,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 MAX_COMBINATIONS = 60
-SCHEDULE_VERSION = 2  # 2: partnerships vary (fixed-team games); 1: one split per table
+# 3: past MAX_COMBINATIONS tables, each round picks its own subset; 2: partnerships vary
+# (fixed-team games); 1: one split per table
+SCHEDULE_VERSION = 3
+# Tables a round's subset is picked from, per table picked: the least played ones, so the
+# greedy pick stays cheap however many combinations there are.
+CANDIDATES_PER_TABLE = 8
 
 
 class ScheduleError(ValueError):
@@ -88,29 +94,101 @@ def _apart(table: Sequence[str], teams: Teams) -> bool:
     return len(named) == len({n for n in table if n in teams})
 
 
+def _pairs(table: Sequence[str]) -> list[frozenset[str]]:
+    return [frozenset(p) for p in itertools.combinations(table, 2)]
+
+
 def _balanced_subset(
     combos: list[tuple[str, ...]], entrants: Sequence[str], limit: int, secret: bytes
 ) -> list[tuple[str, ...]]:
-    """``limit`` of ``combos`` chosen greedily so every entrant appears about equally often."""
+    """``limit`` of ``combos`` chosen greedily so every entrant appears about equally often
+    (schedule versions 1 and 2: the one subset every round plays)."""
     rng = random.Random(_keyed(secret, "subset"))
     combos = list(combos)
     rng.shuffle(combos)
+    return _pick(combos, entrants, limit, Counter())
+
+
+def _pick(
+    candidates: list[tuple[str, ...]],
+    entrants: Sequence[str],
+    limit: int,
+    meetings: Counter[frozenset[str]],
+) -> list[tuple[str, ...]]:
+    """``limit`` of ``candidates`` chosen greedily: the table whose bots have sat least
+    often so far, then whose pairs have met least (``meetings``, updated), then the first
+    in ``candidates``. Returned in the entrants' order."""
+    candidates = list(candidates)
     uses: Counter[str] = Counter()
-    pairs: Counter[frozenset[str]] = Counter()
     chosen: list[tuple[str, ...]] = []
     for _ in range(limit):
         best = min(
-            combos,
-            key=lambda c: (
-                sum(uses[n] for n in c),
-                sum(pairs[frozenset(p)] for p in itertools.combinations(c, 2)),
-            ),
+            candidates,
+            key=lambda c: (sum(uses[n] for n in c), sum(meetings[p] for p in _pairs(c))),
         )
-        combos.remove(best)
+        candidates.remove(best)
         chosen.append(best)
         uses.update(best)
-        pairs.update(frozenset(p) for p in itertools.combinations(best, 2))
+        meetings.update(_pairs(best))
     return sorted(chosen, key=lambda c: [entrants.index(n) for n in c])
+
+
+def _subsets_by_round(
+    combos: list[tuple[str, ...]], entrants: Sequence[str], limit: int, rounds: int, secret: bytes
+) -> list[list[tuple[str, ...]]]:
+    """A balanced subset of ``limit`` tables per round, picked greedily from the tables
+    played least in the rounds before (at random among those), preferring pairs of bots
+    that have met least: the rounds spread over the tables and the pairs, though a greedy
+    pick does not promise every pair a meeting."""
+    plays: Counter[tuple[str, ...]] = Counter()
+    meetings: Counter[frozenset[str]] = Counter()
+    subsets: list[list[tuple[str, ...]]] = []
+    for rnd in range(rounds):
+        order = list(combos)
+        random.Random(_keyed(secret, f"subset/{rnd}")).shuffle(order)
+        order.sort(key=lambda c: plays[c])  # stable: at random among equally played
+        chosen = _pick(order[: limit * CANDIDATES_PER_TABLE], entrants, limit, meetings)
+        plays.update(chosen)
+        subsets.append(chosen)
+    return subsets
+
+
+def _pairings_by_round(
+    entrants: Sequence[str], limit: int, rounds: int, secret: bytes
+) -> list[list[tuple[str, ...]]]:
+    """Two-seat tables when every pair may meet, by the circle method: turns in which each
+    bot plays once (or has the bye), in random order, every pair in one turn. A round plays
+    as many whole turns as ``limit`` holds, the next ones in order, wrapping around: every
+    bot plays as often as any other in a round (once fewer when it has a bye; with over
+    2 x ``limit`` bots a turn does not fit in a round, and twice fewer), and over the
+    rounds no pair meets more than once more than another."""
+    rng = random.Random(_keyed(secret, "pairings"))
+    seating: list[str | None] = list(entrants)
+    rng.shuffle(seating)
+    if len(seating) % 2:
+        seating.append(None)  # the bye: who sits against it plays no one that turn
+    size = len(seating)
+    turns: list[list[tuple[str, ...]]] = []
+    for turn in range(size - 1):
+        ring = [seating[0], *seating[1 + turn :], *seating[1 : 1 + turn]]
+        pairs = zip(ring[: size // 2], reversed(ring[size // 2 :]), strict=True)
+        turns.append(
+            [
+                tuple(sorted((a, b), key=entrants.index))
+                for a, b in pairs
+                if a is not None and b is not None
+            ]
+        )
+    rng.shuffle(turns)
+    order = [pair for turn in turns for pair in turn]
+    per_round = limit // len(turns[0]) * len(turns[0]) or limit  # whole turns, if one fits
+    return [
+        sorted(
+            (order[(rnd * per_round + i) % len(order)] for i in range(per_round)),
+            key=lambda c: [entrants.index(n) for n in c],
+        )
+        for rnd in range(rounds)
+    ]
 
 
 def lineups(
@@ -119,9 +197,13 @@ def lineups(
     secret: bytes,
     max_combinations: int = MAX_COMBINATIONS,
     teams: Teams | None = None,
-) -> list[tuple[str, ...]]:
-    """The table compositions of one round, before rotation; with ``teams``, only tables
-    where no two bots are of one team."""
+    rounds: int = 1,
+    vary: bool = True,
+) -> list[list[tuple[str, ...]]]:
+    """The table compositions of each of ``rounds`` rounds, before rotation; with
+    ``teams``, only tables where no two bots are of one team. Past ``max_combinations``
+    tables, a balanced subset: a new one each round with ``vary`` (schedule version 3),
+    else the same one every round."""
     teams = teams or {}
     if len(entrants) < 1:
         raise ScheduleError("a tournament needs at least one bot")
@@ -139,13 +221,17 @@ def lineups(
                 f"with teams a table of {seats} seats needs {seats} bots of different "
                 f"teams; there are {len(entrants)} bots"
             )
-        return [tuple(entrants[i % len(entrants)] for i in range(seats))]
+        return [[tuple(entrants[i % len(entrants)] for i in range(seats))]] * rounds
     combos = [c for c in itertools.combinations(entrants, seats) if _apart(c, teams)]
     if not combos:
         raise ScheduleError(f"no table of {seats} seats has bots of {seats} different teams")
     if len(combos) <= max_combinations:
-        return combos
-    return _balanced_subset(combos, entrants, max_combinations, secret)
+        return [combos] * rounds
+    if vary and seats == 2 and len(combos) == len(entrants) * (len(entrants) - 1) // 2:
+        return _pairings_by_round(entrants, max_combinations, rounds, secret)
+    if vary:
+        return _subsets_by_round(combos, entrants, max_combinations, rounds, secret)
+    return [_balanced_subset(combos, entrants, max_combinations, secret)] * rounds
 
 
 def round_robin(
@@ -155,14 +241,16 @@ def round_robin(
     secret: bytes,
     teams: Teams | None = None,
     partners: Sequence[int] | None = None,
+    vary: bool = True,
 ) -> list[MatchPlan]:
     """The whole schedule, in the order matches are started and rated. ``partners``: the
-    game's team per seat when it is played in fixed partnerships."""
+    game's team per seat when it is played in fixed partnerships; ``vary``: whether each
+    round picks its own subset of tables when there are too many (see :func:`lineups`)."""
     if rounds < 1:
         raise ScheduleError("rounds must be at least 1")
     plans: list[MatchPlan] = []
-    tables = lineups(entrants, seats, secret, teams=teams)
-    for rnd in range(rounds):
+    by_round = lineups(entrants, seats, secret, teams=teams, rounds=rounds, vary=vary)
+    for rnd, tables in enumerate(by_round):
         seed = deal_seed(secret, rnd)  # one deal per round, for every table and seat
         for table in tables:
             for lineup in _arrangements(table, seats, partners):
@@ -215,11 +303,13 @@ def gauntlet(
     secret: bytes,
     teams: Teams | None = None,
     partners: Sequence[int] | None = None,
+    vary: bool = True,
 ) -> list[MatchPlan]:
     """Each challenger plays every combination of the field (every seat rotation, one deal
-    per round); challengers do not meet each other and the field does not play itself.
-    With ``teams``, no table holds two bots of one team; with ``partners`` (the game's
-    fixed team per seat), a challenger partners each bot of its table in turn."""
+    per round; past the limit, a subset per round with ``vary``, see :func:`lineups`);
+    challengers do not meet each other and the field does not play itself. With
+    ``teams``, no table holds two bots of one team; with ``partners`` (the game's fixed
+    team per seat), a challenger partners each bot of its table in turn."""
     teams = teams or {}
     if rounds < 1:
         raise ScheduleError("rounds must be at least 1")
@@ -232,20 +322,22 @@ def gauntlet(
         raise ScheduleError(f"{', '.join(both)} cannot be both a challenger and in the field")
     if seats < 2:
         raise ScheduleError("a gauntlet needs a game of two seats or more")
-    opponents = (
-        lineups(field, seats - 1, secret, teams=teams) if len(field) > 1 or seats == 2 else None
-    )
-    if opponents is None:
-        opponents = [tuple(field) * (seats - 1)]
-    tables = {c: [o for o in opponents if _apart((c, *o), teams)] for c in challengers}
-    alone = [c for c, found in tables.items() if not found]
+    if len(field) > 1 or seats == 2:
+        by_round = lineups(field, seats - 1, secret, teams=teams, rounds=rounds, vary=vary)
+    else:
+        by_round = [[tuple(field) * (seats - 1)]] * rounds
+    tables = [
+        {c: [o for o in opponents if _apart((c, *o), teams)] for c in challengers}
+        for opponents in by_round
+    ]
+    alone = sorted({c for round_ in tables for c, found in round_.items() if not found})
     if alone:
         raise ScheduleError(f"{', '.join(alone)} would meet only bots of its own team")
     plans: list[MatchPlan] = []
-    for rnd in range(rounds):
+    for rnd, round_tables in enumerate(tables):
         seed = deal_seed(secret, rnd)
         for challenger in challengers:
-            for others in tables[challenger]:
+            for others in round_tables[challenger]:
                 for lineup in _arrangements((challenger, *others), seats, partners):
                     plans.append(MatchPlan(len(plans), rnd, rnd, seed, lineup))
     return plans

@@ -47,7 +47,7 @@ def test_a_tournament_from_before_partnerships_varied_resumes_its_own_schedule(
     db = tmp_path / "arena.db"
     register(db, list(BOTS))
     record = create_tournament(Store(db), GIN_4P)
-    assert record.schedule_version == SCHEDULE_VERSION == 2 and record.total_matches == 12
+    assert record.schedule_version == SCHEDULE_VERSION == 3 and record.total_matches == 12
     # What an arena of schedule version 1 left: no column, and its own match count.
     with sqlite3.connect(db) as conn:
         conn.execute("alter table tournaments drop column schedule_version")

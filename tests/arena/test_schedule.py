@@ -7,8 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena.runner import schedule
 from arena.schedule import (
     MAX_COMBINATIONS,
+    SCHEDULE_VERSION,
     MatchPlan,
     ScheduleError,
     bot_seed,
@@ -19,6 +21,7 @@ from arena.schedule import (
     sprt_pairs,
     tournament_secret,
 )
+from arena.settings import TournamentSettings
 
 
 def test_two_seat_round_robin_plays_every_pair_both_ways_on_the_rounds_deal() -> None:
@@ -41,17 +44,72 @@ def test_every_entrant_plays_every_seat_equally() -> None:
 
 
 def test_fewer_entrants_than_seats_repeat_around_the_table() -> None:
-    assert lineups(["a", "b"], 6, secret=tournament_secret(1)) == [("a", "b", "a", "b", "a", "b")]
+    assert lineups(["a", "b"], 6, secret=tournament_secret(1)) == [[("a", "b") * 3]]
     plans = round_robin(["a", "b"], seats=6, rounds=1, secret=tournament_secret(1))
     assert sorted(p.lineup for p in plans) == [("a", "b") * 3, ("b", "a") * 3]
 
 
-def test_too_many_combinations_take_a_balanced_subset() -> None:
+@pytest.mark.parametrize("vary", [True, False])
+def test_too_many_combinations_take_a_balanced_subset(vary: bool) -> None:
     names = [f"bot{i}" for i in range(12)]
-    tables = lineups(names, 4, secret=tournament_secret(3), max_combinations=30)
-    assert len(tables) == 30 and len(set(tables)) == 30
-    uses = Counter(n for t in tables for n in t)
-    assert max(uses.values()) - min(uses.values()) <= 1
+    by_round = lineups(names, 4, tournament_secret(3), 30, rounds=3, vary=vary)
+    for tables in by_round:
+        assert len(tables) == 30 and len(set(tables)) == 30
+        uses = Counter(n for t in tables for n in t)
+        assert max(uses.values()) - min(uses.values()) <= (2 if vary else 1)  # a greedy pick
+    played = {t for tables in by_round for t in tables}
+    if vary:  # schedule version 3: each round its own subset, tables played least first
+        assert len(played) == 90
+        met = Counter(p for t in played for p in itertools.combinations(t, 2))
+        assert len(met) == 66 and min(met.values()) >= 3  # every pair, more than once
+    else:  # versions 1 and 2 (stored tournaments): the same subset every round
+        assert len(played) == 30 and by_round[0] == by_round[1] == by_round[2]
+
+
+@settings(max_examples=60, deadline=None)
+@given(bots=st.integers(12, 130), seed=st.integers(0, 10**6))
+def test_two_seat_round_robin_meets_every_pair_over_the_rounds_evenly(bots: int, seed: int) -> None:
+    """Past 60 pairs each round plays whole turns of the circle method, the next ones each
+    round: every bot plays equally often in a round (once fewer with a bye, twice when a
+    turn is longer than a round), and every pair meets once before any meets twice."""
+    names = [f"b{i}" for i in range(bots)]
+    pairs = bots * (bots - 1) // 2
+    per_round = len(lineups(names, 2, tournament_secret(seed))[0])
+    rounds = -(-pairs // per_round) + 1  # every pair, and then some again
+    by_round = lineups(names, 2, tournament_secret(seed), rounds=rounds)
+    slack = 0 if bots % 2 == 0 else 1
+    if bots > 2 * MAX_COMBINATIONS:
+        slack = 2
+    else:
+        assert per_round > MAX_COMBINATIONS - bots / 2
+    for tables in by_round:
+        assert len(tables) == len(set(tables)) == per_round <= MAX_COMBINATIONS
+        assert all(a != b and names.index(a) < names.index(b) for a, b in tables)
+        uses = Counter(n for t in tables for n in t)
+        assert max(uses.values()) - min(uses[n] for n in names) <= slack
+    met = Counter(t for tables in by_round for t in tables)
+    assert len(met) == pairs and max(met.values()) - min(met.values()) <= 1
+    for done in range(1, rounds + 1):  # no pair meets twice before every pair met once
+        so_far = Counter(t for tables in by_round[:done] for t in tables)
+        assert max(so_far.values()) == 1 or len(so_far) == pairs
+
+
+def test_more_seats_vary_the_tables_and_spread_the_pairs_over_the_rounds() -> None:
+    names = [f"b{i}" for i in range(20)]  # 1,140 tables of 3, 190 pairs
+    secret = tournament_secret(11)
+    by_round = lineups(names, 3, secret, rounds=4)
+    fixed = lineups(names, 3, secret, rounds=4, vary=False)  # schedule versions 1 and 2
+    for tables in by_round:
+        uses = Counter(n for t in tables for n in t)
+        assert len(set(tables)) == MAX_COMBINATIONS and max(uses.values()) - min(uses.values()) <= 2
+    assert len({t for tables in by_round for t in tables}) > 3 * MAX_COMBINATIONS  # greedy
+
+    def meetings(rounds: list[list[tuple[str, ...]]]) -> Counter[tuple[str, ...]]:
+        return Counter(p for tables in rounds for t in tables for p in itertools.combinations(t, 2))
+
+    met, fixed_met = meetings(by_round), meetings(fixed)
+    assert len(met) == 190 and max(met.values()) - min(met.values()) <= 2
+    assert len(fixed_met) < 190  # one subset of 60 tables cannot seat every pair
 
 
 def test_one_seat_games_give_every_entrant_the_same_deals() -> None:
@@ -166,7 +224,7 @@ def test_without_teams_the_schedule_is_as_before() -> None:
     secret = tournament_secret(3)
     bots = [f"b{i}" for i in range(12)]  # C(12, 4) = 495: the balanced subset
     assert round_robin(bots, 4, 2, secret) == round_robin(bots, 4, 2, secret, {})
-    assert lineups(bots, 4, secret)[:3] == [
+    assert lineups(bots, 4, secret, vary=False)[0][:3] == [
         ("b0", "b1", "b2", "b8"),
         ("b0", "b1", "b3", "b4"),
         ("b0", "b1", "b3", "b5"),
@@ -251,3 +309,25 @@ def test_without_fixed_partnerships_the_schedule_is_unchanged() -> None:
     secret = tournament_secret(4)
     assert round_robin(bots, 4, 2, secret, partners=None) == round_robin(bots, 4, 2, secret)
     assert len(round_robin(bots, 4, 1, secret)) == 5 * 4
+
+
+@pytest.mark.parametrize(
+    ("fmt", "seats", "challengers"), [("round_robin", 2, ()), ("gauntlet", 3, ("x",))]
+)
+def test_the_tournaments_schedule_version_decides_whether_rounds_vary(
+    fmt: str, seats: int, challengers: tuple[str, ...]
+) -> None:
+    """A new tournament (version 3) seats every pair of 12 bots in two rounds (a gauntlet
+    seats its field in pairs beside the challenger); one stored before (version 2) resumes
+    its own schedule, the same 60 pairs every round."""
+    bots = tuple(f"b{i}" for i in range(12))
+    settings_ = TournamentSettings("golf", bots, format=fmt, rounds=2, challengers=challengers)
+    secret = tournament_secret(4)
+
+    def tables(version: int) -> list[set[frozenset[str]]]:
+        plans = schedule(settings_, seats, secret, version)
+        return [{frozenset(p.lineup) - {"x"} for p in plans if p.round == r} for r in (0, 1)]
+
+    new, old = tables(SCHEDULE_VERSION), tables(2)
+    assert SCHEDULE_VERSION == 3 and len(new[0] | new[1]) == 66
+    assert old[0] == old[1] and len(old[0]) == 60
