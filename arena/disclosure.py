@@ -5,8 +5,11 @@ Every table of a round plays the same deal (duplicate), so a finished match's re
 still be playing. Anyone who can read replays while a tournament runs (``arena web``, a
 report written mid-tournament) could pass them to a bot still playing that deal. So a
 match's replay is withheld while any scheduled match on its deal is unplayed, and opens
-once every table has played the deal (or the tournament has finished). Results and
-scores stay visible: they show no card. The operator's own commands (``arena replay``,
+once every table has played the deal (or the tournament has finished). Tournaments
+started with one ``--seed`` share their deals, so a deal in play in one withholds its
+replays in every other, and a ``--seed`` is not shown before its tournament has
+finished (anyone who knows it can rebuild every deal). Results and scores stay visible:
+they show no card. The operator's own commands (``arena replay``,
 ``arena matches export``) are not restricted.
 """
 
@@ -41,31 +44,31 @@ def _deal_per_match(record: TournamentRecord) -> tuple[int, ...]:
     return kept
 
 
-def deals_in_play(store: Store, tournament_id: int) -> frozenset[int]:
-    """The seeds of the tournament's deals that some scheduled match has not played yet
-    (none once the tournament has finished: an SPRT that stopped plays no more)."""
-    record = store.tournament(tournament_id)
-    if record.status == "finished" or record.secret is None:
-        return frozenset()
-    finished = store.finished_indexes(tournament_id)
-    deals = _deal_per_match(record)
-    return frozenset(seed for idx, seed in enumerate(deals) if idx not in finished)
-
-
-def withheld_matches(
-    store: Store, tournament_id: int, matches: list[dict[str, Any]]
-) -> frozenset[str]:
-    """The ids of the tournament's ``matches`` whose replay may not be shown yet."""
-    in_play = deals_in_play(store, tournament_id)
-    return frozenset(m["id"] for m in matches if m["seed"] in in_play)
+def deals_in_play(store: Store, tournament_id: int) -> dict[int, int]:
+    """The seeds of the tournament's deals that some scheduled match has not played yet,
+    here or in a tournament of the same secret (the same ``--seed``), each with such a
+    tournament (none once all have finished: an SPRT that stopped plays no more)."""
+    secret = store.tournament(tournament_id).secret
+    if secret is None:
+        return {}
+    in_play: dict[int, int] = {}
+    for record in store.tournaments():
+        if record.secret != secret or record.status == "finished":
+            continue
+        finished = store.finished_indexes(record.id)
+        for idx, seed in enumerate(_deal_per_match(record)):
+            if idx not in finished:
+                in_play.setdefault(seed, record.id)
+    return in_play
 
 
 def withheld_reason(store: Store, match: dict[str, Any]) -> str | None:
     """Why ``match``'s replay may not be shown yet (None: it may)."""
     tournament = match.get("tournament_id")
-    if not tournament or not withheld_matches(store, tournament, [match]):
+    playing = deals_in_play(store, tournament).get(match["seed"]) if tournament else None
+    if playing is None:
         return None
     return (
         f"the deal of match {match['id']} is still being played at other tables of "
-        f"tournament {tournament}; its replay opens when every table has played it"
+        f"tournament {playing}; its replay opens when every table has played it"
     )

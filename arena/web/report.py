@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.disclosure import withheld_matches
+from arena.disclosure import deals_in_play
 from arena.leaderboard import Row, rows_from_results
 from arena.rating import compute_ratings
 from arena.stats import fmt_elo_interval, head_to_head
@@ -39,6 +39,7 @@ class Report:
     history: list[Series] = field(default_factory=list)
     faults: dict[str, Counter[str]] = field(default_factory=dict)
     withheld: frozenset[str] = frozenset()  # matches whose deal is still in play (no replay)
+    seed_shown: bool = True  # no deal of its seed is left to play anywhere
 
     @property
     def entrants(self) -> list[str]:
@@ -66,8 +67,9 @@ def gather(store: Store, tournament_id: int) -> Report:
     matches = store.matches(tournament_id=tournament_id)
     ordered = store.results_in_order(record.game, record.rules_key, tournament_id)
     seats = {match_id: list(rows) for match_id, rows in ordered}
-    withheld = withheld_matches(store, tournament_id, matches)
-    report = Report(record, matches, seats, withheld=withheld)
+    in_play = deals_in_play(store, tournament_id)
+    withheld = frozenset(m["id"] for m in matches if m["seed"] in in_play)
+    report = Report(record, matches, seats, withheld=withheld, seed_shown=not in_play)
     lower = get_game(record.game).lower_scores_win
     rated = compute_ratings(ordered, lower_scores_win=lower)
     faults: dict[str, Counter[str]] = defaultdict(Counter)
@@ -222,6 +224,15 @@ def _matches_html(report: Report, match_href: Callable[[str], str]) -> str:
     )
 
 
+def _deals_text(report: Report) -> str:
+    """How the deals were made. A ``--seed`` only once no deal of it is left to play, here
+    or in another tournament of that seed: anyone who knows it can rebuild every deal."""
+    seed = report.tournament.seed
+    if seed is None:
+        return "secret deals"
+    return f"seed {seed}" if report.seed_shown else "deals from a seed, shown once played"
+
+
 def report_html(
     report: Report, match_href: Callable[[str], str], back: tuple[str, str] | None = None
 ) -> str:
@@ -230,7 +241,7 @@ def report_html(
     meta = (
         f"{t.game} · rules {t.rules_key or rules} · {len(report.matches)}/{t.total_matches} "
         f"matches · {t.seats} seats · {t.rounds} round(s) · "
-        f"{'secret deals' if t.seed is None else f'seed {t.seed}'} · {t.status} · "
+        f"{_deals_text(report)} · {t.status} · "
         f"created {t.created}"
     )
     body = [

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import arena, sample_tournament
+from tests.conftest import add_sample_bot, arena, sample_tournament
 from tests.watching.helpers import arena_web
 
 
@@ -88,3 +88,40 @@ def test_replays_of_a_deal_in_play_are_withheld_until_every_table_has_played_it(
         assert status == 200 and 'id="replay-data"' in body
     status, jsonl = _get(f"{base}/match/{played}.jsonl")
     assert status == 200 and jsonl == arena(db, "replay", "export", played).stdout
+
+
+def test_a_seed_and_its_deals_stay_hidden_while_any_tournament_of_it_plays(
+    tmp_path: Path,
+) -> None:
+    """Anyone who knows a --seed can rebuild every deal of it, and two tournaments of one
+    seed play the same deals: the seed is not shown, on either tournament's page, nor the
+    finished one's replays, while the other still has a deal of it to play."""
+    db = tmp_path / "arena.db"
+    add_sample_bot(db, "rnd", "random_bot", "golf_solitaire")
+    add_sample_bot(db, "greedy", "golf_solitaire_greedy", "golf_solitaire")
+
+    def seeded_tournament() -> int:
+        args = ("--game", "golf_solitaire", "--bots", "rnd,greedy", "--rules", "holes=1")
+        out = arena(db, "tournament", "run", *args, "--seed", "4242", "--json")
+        return int(json.loads(out.stdout)["tournament"])
+
+    def matches(tournament: int) -> list[str]:
+        listed = arena(db, "matches", "list", "--tournament", str(tournament), "--json")
+        return [m["id"] for m in json.loads(listed.stdout)]
+
+    first, second = seeded_tournament(), seeded_tournament()
+    with arena_web(db) as base:
+        for tournament in (first, second):
+            assert "seed 4242" in _get(f"{base}/tournament/{tournament}")[1]
+        _unplay(db, matches(second)[1], second)
+        for tournament in (first, second):
+            status, page = _get(f"{base}/tournament/{tournament}")
+            assert status == 200 and "seed 4242" not in page
+            assert "deals from a seed, shown once played" in page
+        status, body = _get(f"{base}/match/{matches(first)[0]}")  # the first finished
+        assert status == 403 and f"other tables of tournament {second}" in body
+
+        arena(db, "tournament", "resume", str(second))
+        for tournament in (first, second):
+            assert "seed 4242" in _get(f"{base}/tournament/{tournament}")[1]
+        assert _get(f"{base}/match/{matches(first)[0]}")[0] == 200
