@@ -40,6 +40,14 @@ from typing import IO
 from referee.game import game_names
 
 MANIFEST_NAME = "bot.toml"
+# What a manifest may hold: every version stores its own copy, outside the size quota.
+MAX_DESCRIPTION_CHARS = 2_000
+MAX_COMMAND_BYTES = 4_096
+MAX_COMMAND_WORDS = 64
+# What a file system can unpack: NAME_MAX for a path's part, and a whole path kept far
+# below PATH_MAX, since it is unpacked under the arena's cache folder.
+MAX_NAME_PART_BYTES = 255
+MAX_PATH_BYTES = 1_024
 _READ_CHUNK = 1 << 16
 _SPOOL_BYTES = 4 << 20  # a .tar.gz's tar stream past this goes to a temporary file
 
@@ -194,6 +202,7 @@ def _artifact(
         )
     manifest = parse_manifest(manifest_file.data, command=command, games=games)
     _check_command(manifest, by_path)
+    _check_folders(by_path)
     ordered = tuple(sorted(files, key=lambda f: f.path))
     return Artifact(ordered, manifest, content_hash(ordered))
 
@@ -218,10 +227,17 @@ def parse_manifest(
         raise SubmissionError(
             f'{MANIFEST_NAME}: command must be a non-empty list of strings, e.g. ["python", "bot.py"]'
         )
+    if len(cmd) > MAX_COMMAND_WORDS or sum(len(c.encode(errors="replace")) for c in cmd) > (
+        MAX_COMMAND_BYTES
+    ):
+        raise SubmissionError(
+            f"{MANIFEST_NAME}: command is longer than {MAX_COMMAND_WORDS} words or "
+            f"{MAX_COMMAND_BYTES:,} bytes"
+        )
     wanted = list(games) if games is not None else data.get("games")
     if isinstance(wanted, str):
         wanted = [wanted]
-    if not wanted or not all(isinstance(g, str) for g in wanted):
+    if not wanted or not all(isinstance(g, str) for g in wanted) or len(wanted) > 64:
         raise SubmissionError(
             f'{MANIFEST_NAME}: games must be a list of game names, e.g. ["gin_rummy"]'
         )
@@ -233,6 +249,11 @@ def parse_manifest(
     description = data.get("description", "")
     if not isinstance(description, str):
         raise SubmissionError(f"{MANIFEST_NAME}: description must be a string")
+    if len(description) > MAX_DESCRIPTION_CHARS:
+        raise SubmissionError(
+            f"{MANIFEST_NAME}: description is {len(description):,} characters; "
+            f"at most {MAX_DESCRIPTION_CHARS:,}"
+        )
     return Manifest(tuple(cmd), tuple(dict.fromkeys(wanted)), description)
 
 
@@ -263,7 +284,26 @@ def _clean_path(name: str) -> str:
         raise SubmissionError(f"{name!r}: an empty file name")
     if ".." in parts:
         raise SubmissionError(f"{name!r}: paths may not leave the bot's directory ('..')")
-    return "/".join(parts)
+    path = "/".join(parts)
+    if len(os.fsencode(path)) > MAX_PATH_BYTES or any(
+        len(os.fsencode(part)) > MAX_NAME_PART_BYTES for part in parts
+    ):
+        raise SubmissionError(
+            f"{path[:80]!r}...: a path longer than {MAX_PATH_BYTES:,} bytes, or a name in "
+            f"it longer than {MAX_NAME_PART_BYTES}"
+        )
+    return path
+
+
+def _check_folders(files: dict[str, BotFile]) -> None:
+    """No file where another file's path needs a folder (``a`` and ``a/b``): such a bot
+    could be stored but never unpacked."""
+    for path in files:
+        parts = path.split("/")
+        for depth in range(1, len(parts)):
+            folder = "/".join(parts[:depth])
+            if folder in files:
+                raise SubmissionError(f"{folder!r} is a file, and {path!r} needs it as a folder")
 
 
 class _Budget:
@@ -316,11 +356,16 @@ def _with_links(
     copies of the regular files they name, each counted as a file of its own (it is
     stored as one); anything else is refused."""
     files = dict(regular)
+    ends: dict[str, str] = {}  # link -> where its chain ends: each chain is walked once
     for path, target in links.items():
-        seen = {path}
-        while target in links and target not in seen:  # a link to a link
-            seen.add(target)
+        chain = {path: None}  # ordered set
+        while target in links and target not in chain:  # a link to a link
+            if target in ends:
+                target = ends[target]
+                break
+            chain[target] = None
             target = links[target]
+        ends.update(dict.fromkeys(chain, target))
         source = regular.get(target)
         if source is None:
             raise SubmissionError(
@@ -519,8 +564,14 @@ def unpack(archive: bytes, sha256: str, cache_dir: Path) -> Path:
     try:
         for f in files:
             out = staging / f.path
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_bytes(f.data)
+            try:
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_bytes(f.data)
+            except OSError as exc:  # stored before intake refused such paths
+                raise SubmissionError(
+                    f"the stored artifact {sha256[:12]} cannot be unpacked: {f.path[:80]!r}: "
+                    f"{exc.strerror or exc}"
+                ) from exc
             out.chmod(0o555 if f.executable else 0o444)
         for folder in sorted({p for f in files for p in (staging / f.path).parents}, reverse=True):
             if folder.is_relative_to(staging):

@@ -29,7 +29,7 @@ from arena.transactions import write_transaction
 from referee.numbers import whole_number
 from referee.replay import now_iso
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # fullmatch: "$" lets a newline end it
 
 
 class SubmissionRefused(ValueError):
@@ -65,7 +65,7 @@ class BotVersion:
 
 
 def check_name(name: str, what: str = "bot name") -> None:
-    if not _NAME.match(name):
+    if not _NAME.fullmatch(name):
         raise SubmissionRefused(
             f"{what} {name!r}: up to 64 letters, digits, '-', '_' and '.', starting with a letter or digit"
         )

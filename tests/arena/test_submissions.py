@@ -202,10 +202,17 @@ def test_refused_submissions_store_nothing(tmp_path: Path) -> None:
         done = arena(db, "bots", "submit", "bad", str(path), check=False)
         assert done.returncode == 2, done.stdout
         assert message in done.stderr
-    done = arena(
-        db, "bots", "submit", "bad name!", str(write_bot(tmp_path / "ok", "x")), check=False
-    )
-    assert done.returncode == 2 and "bot name" in done.stderr
+    clash = tmp_path / "clash.zip"  # a file 'a' and a file in a folder 'a': never unpacked
+    with zipfile.ZipFile(clash, "w") as z:
+        z.writestr("bot.toml", MANIFEST.format(python="python"))
+        z.writestr("a", "x")
+        z.writestr("a/b", "y")
+    done = arena(db, "bots", "submit", "bad", str(clash), check=False)
+    assert done.returncode == 2 and "'a' is a file, and 'a/b' needs it as a folder" in done.stderr
+    # A name must match whole: "$" would let a final newline pass ("gin_strategy\n").
+    for name in ("bad name!", "gin_strategy\n"):
+        done = arena(db, "bots", "submit", name, str(write_bot(tmp_path / "ok", "x")), check=False)
+        assert done.returncode == 2 and "bot name" in done.stderr, name
     assert rows(db, "select count(*) from bot_versions") == [(0,)]
     assert rows(db, "select count(*) from artifacts") == [(0,)]
 
