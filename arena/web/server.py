@@ -49,6 +49,13 @@ IDLE_SECONDS = 30.0  # a connection silent this long is closed (each holds a thr
 # A request's line and headers must all arrive within this (each line may come just under
 # IDLE_SECONDS apart otherwise: 100 headers trickled in would hold a thread for an hour).
 HEAD_SECONDS = 30.0
+# A request's line and headers together: the standard library alone takes 100 headers of
+# 64 KiB each, and a client held 6.5 MB of the server's memory per connection so.
+MAX_HEAD_BYTES = 64 * 1024
+_HEAD_TOO_LARGE = (
+    b"HTTP/1.0 431 Request Header Fields Too Large\r\nContent-Type: text/plain\r\n"
+    b"Connection: close\r\n\r\nthe request's line and headers are over 64 KiB\n"
+)
 # Connections served at once, in all and per client address (each holds a thread and a
 # file descriptor): past them a connection gets 503 at once and is closed, so one client
 # holding connections cannot take the server from everyone else.
@@ -262,16 +269,22 @@ class DeadlinePassed(TimeoutError):
     """What was being read (a request's head, an upload's body) did not arrive in time."""
 
 
+class HeadTooLarge(ConnectionError):
+    """A request's line and headers passed MAX_HEAD_BYTES."""
+
+
 class _DeadlineReader(io.RawIOBase):
     """The connection's receiving side, where every read ends by ``deadline`` (monotonic
     seconds) as well as after ``idle`` seconds of silence: the socket's own timeout
-    counts only silence, so a client pacing its bytes could hold a thread for ever."""
+    counts only silence, so a client pacing its bytes could hold a thread for ever. At
+    most ``budget`` bytes are taken in (the request's head: MAX_HEAD_BYTES)."""
 
     def __init__(self, connection: socket.socket, idle: float) -> None:
         super().__init__()
         self.connection = connection
         self.idle = idle
         self.deadline = float("inf")
+        self.budget: float = float("inf")
 
     def readable(self) -> bool:
         return True
@@ -280,9 +293,15 @@ class _DeadlineReader(io.RawIOBase):
         left = self.deadline - time.monotonic()
         if left <= 0:
             raise DeadlinePassed("the request did not arrive in time")
+        if self.budget <= 0:
+            raise HeadTooLarge(f"a request head over {MAX_HEAD_BYTES:,} bytes")
         self.connection.settimeout(min(self.idle, left))
         try:
-            return self.connection.recv_into(buffer)
+            received = self.connection.recv_into(
+                memoryview(buffer).cast("B")[: int(min(len(buffer), self.budget))]
+            )
+            self.budget -= received
+            return received
         except TimeoutError:
             if left < self.idle:
                 raise DeadlinePassed("the request did not arrive in time") from None
@@ -304,8 +323,20 @@ class _Handler(BaseHTTPRequestHandler):
         self.connection.settimeout(self.server.idle_seconds)
         self.reader = _DeadlineReader(self.connection, self.server.idle_seconds)
         self.reader.deadline = time.monotonic() + self.server.head_seconds
+        self.reader.budget = MAX_HEAD_BYTES
         self.rfile.close()  # the plain socket file, replaced (the socket stays open)
         self.rfile = io.BufferedReader(self.reader)
+
+    def handle_one_request(self) -> None:
+        try:
+            super().handle_one_request()
+        except HeadTooLarge:
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self.wfile.write(_HEAD_TOO_LARGE)
+            self.server.say(
+                f"{self.client_address[0]}: refused, a request head over {MAX_HEAD_BYTES:,} bytes"
+            )
 
     def do_GET(self) -> None:
         self._answer(self._get)
@@ -393,6 +424,7 @@ class _Handler(BaseHTTPRequestHandler):
         time."""
         pieces, missing = [], length
         self.reader.deadline = time.monotonic() + within
+        self.reader.budget = float("inf")  # the body has its own limits (too_large)
         while missing > 0:
             try:
                 piece = self.rfile.read1(min(missing, 1024 * 1024))

@@ -6,6 +6,7 @@ web server closes connections that go silent and caps those held at once."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import functools
 import io
@@ -477,6 +478,38 @@ def test_a_request_head_sent_a_line_at_a_time_is_cut_off(tmp_path: Path) -> None
         assert lines_sent < 40
     finally:
         server.shutdown()
+
+
+def test_a_request_head_over_64_kib_is_refused_and_one_under_is_served(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """The standard library takes 100 headers of 64 KiB each, kept until the head is
+    whole: a client held 6.5 MB of the server's memory per connection. A head past 64 KiB
+    in all is answered 431 and the connection closed; one just under is served."""
+    db = tmp_path / "arena.db"
+    arena(db, "submitters", "add", "alice")
+    server = make_server(db, port=0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    host, port = server.server_address[:2]
+
+    def answer(headers: int) -> bytes:
+        with socket.create_connection((str(host), port), timeout=30) as sock:
+            head = b"GET / HTTP/1.0\r\n" + b"X-Pad: %s\r\n" % (b"p" * 1000) * headers
+            with contextlib.suppress(ConnectionError):  # closed before all was sent
+                sock.sendall(head + b"\r\n")
+            received = b""
+            with contextlib.suppress(ConnectionResetError):  # the unread rest: a reset
+                while chunk := sock.recv(65536):
+                    received += chunk
+            return received
+
+    try:
+        assert answer(60).startswith(b"HTTP/1.0 200")  # 60 KiB
+        refused = answer(99)  # 99 lines of 1 KiB, each far under the library's own limit
+        assert refused.startswith(b"HTTP/1.0 431") and b"over 64 KiB" in refused
+    finally:
+        server.shutdown()
+    assert "Traceback" not in capfd.readouterr().err
 
 
 def test_one_client_holding_connections_cannot_take_the_server_from_others(
