@@ -503,6 +503,7 @@ class Store:
         tournament_id: int | None = None,
         entrant: str | None = None,
         limit: int | None = None,
+        offset: int | None = None,
     ) -> list[dict[str, Any]]:
         where: list[str] = []
         args: list[Any] = []
@@ -516,7 +517,11 @@ class Store:
             where.append("id in (select match_id from results where entrant = ?)")
             args.append(entrant)
         rows = self.db.table("matches").rows_where(
-            " and ".join(where) or None, args, order_by="tournament_id, idx", limit=limit
+            " and ".join(where) or None,
+            args,
+            order_by="tournament_id, idx",
+            limit=limit if limit is not None or offset is None else -1,  # SQLite: no limit
+            offset=offset,
         )
         out = []
         for row in rows:

@@ -20,7 +20,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, quote, unquote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
 from arena.artifacts import ArtifactLimits, SubmissionError
 from arena.disclosure import withheld_reason
@@ -52,6 +52,7 @@ HEAD_SECONDS = 30.0
 # A request's line and headers together: the standard library alone takes 100 headers of
 # 64 KiB each, and a client held 6.5 MB of the server's memory per connection so.
 MAX_HEAD_BYTES = 64 * 1024
+MATCHES_PER_PAGE = 500
 _HEAD_TOO_LARGE = (
     b"HTTP/1.0 431 Request Header Fields Too Large\r\nContent-Type: text/plain\r\n"
     b"Connection: close\r\n\r\nthe request's line and headers are over 64 KiB\n"
@@ -242,22 +243,47 @@ def route(db: Path, path: str, query: dict[str, list[str]]) -> Response:
             report = gather(store, tournament_id)
             return _html(report_html(report, match_href, back=("/", "all tournaments")))
         if parts == ["matches"]:
-            tournament = arg.get("tournament")
-            tournament_id = whole_number(tournament) if tournament else None
-            # A tournament filter that is not an id matches nothing (as an unknown bot or
-            # game does), rather than being ignored.
-            rows = (
-                []
-                if tournament and tournament_id is None
-                else store.matches(arg.get("game") or None, tournament_id, arg.get("bot") or None)
-            )
-            title = "Matches" + "".join(f" · {k} {v}" for k, v in sorted(arg.items()))
-            return _html(page(title, _matches_table(rows), f"{len(rows)} matches", ("/", "home")))
+            return _html(_matches_page(store, arg))
         if parts[0] == "leaderboard" and len(parts) == 2:
             return _html(_leaderboard(store, parts[1], arg.get("rules", "")))
     finally:
         store.close()
     raise NotFound(f"no page {path}")
+
+
+def _matches_page(store: Store, arg: dict[str, str]) -> str:
+    """``/matches``, filtered by game, bot and tournament, MATCHES_PER_PAGE at a time
+    (``page=N``): a database of 50,000 matches made an 11 MB page per request."""
+    tournament = arg.get("tournament")
+    tournament_id = whole_number(tournament) if tournament else None
+    number = whole_number(arg.get("page", "1"))
+    if number is None or number < 1:
+        raise NotFound(f"no page {arg.get('page')!r} of matches: pages are numbered from 1")
+    first = (number - 1) * MATCHES_PER_PAGE
+    # A tournament filter that is not an id matches nothing (as an unknown bot or game
+    # does), rather than being ignored. One row more than a page: whether there is a next.
+    rows = (
+        []
+        if tournament and tournament_id is None
+        else store.matches(
+            arg.get("game") or None,
+            tournament_id,
+            arg.get("bot") or None,
+            limit=MATCHES_PER_PAGE + 1,
+            offset=first,
+        )
+    )
+    shown = rows[:MATCHES_PER_PAGE]
+    filters = {k: v for k, v in sorted(arg.items()) if k != "page"}
+    title = "Matches" + "".join(f" · {k} {v}" for k, v in filters.items())
+    meta = f"matches {first + 1:,}-{first + len(shown):,}" if shown else "no matches"
+    turns = [
+        link("/matches?" + urlencode({**filters, "page": str(n)}), text).html
+        for n, text in ((number - 1, "previous page"), (number + 1, "next page"))
+        if (n < number and number > 1) or (n > number and len(rows) > MATCHES_PER_PAGE)
+    ]
+    paging = f"<p>{' · '.join(turns)}</p>" if turns else ""
+    return page(title, _matches_table(shown) + paging, meta, ("/", "home"))
 
 
 def _error_page(status: int, message: str) -> Response:
