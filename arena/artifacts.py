@@ -44,6 +44,7 @@ MANIFEST_NAME = "bot.toml"
 MAX_DESCRIPTION_CHARS = 2_000
 MAX_COMMAND_BYTES = 4_096
 MAX_COMMAND_WORDS = 64
+MAX_GAMES_LISTED = 64
 # What a file system can unpack: NAME_MAX for a path's part, and a whole path kept far
 # below PATH_MAX, since it is unpacked under the arena's cache folder.
 MAX_NAME_PART_BYTES = 255
@@ -237,7 +238,7 @@ def parse_manifest(
     wanted = list(games) if games is not None else data.get("games")
     if isinstance(wanted, str):
         wanted = [wanted]
-    if not wanted or not all(isinstance(g, str) for g in wanted) or len(wanted) > 64:
+    if not wanted or not all(isinstance(g, str) for g in wanted) or len(wanted) > MAX_GAMES_LISTED:
         raise SubmissionError(
             f'{MANIFEST_NAME}: games must be a list of game names, e.g. ["gin_rummy"]'
         )

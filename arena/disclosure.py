@@ -7,10 +7,10 @@ report written mid-tournament) could pass them to a bot still playing that deal.
 match's replay is withheld while any scheduled match on its deal is unplayed, and opens
 once every table has played the deal (or the tournament has finished). Tournaments
 started with one ``--seed`` share their deals, so a deal in play in one withholds its
-replays in every other, and a ``--seed`` is not shown before its tournament has
-finished (anyone who knows it can rebuild every deal). Results and scores stay visible:
-they show no card. The operator's own commands (``arena replay``,
-``arena matches export``) are not restricted.
+replays in every other, and pages show a ``--seed`` only once no deal of it is left to
+play (anyone who knows it can rebuild every deal). Results and scores stay visible:
+they show no card. The operator's own commands (``arena replay``, ``arena matches
+export``) are not restricted.
 """
 
 from __future__ import annotations

@@ -55,7 +55,8 @@ MAX_HEAD_BYTES = 64 * 1024
 MATCHES_PER_PAGE = 500
 _HEAD_TOO_LARGE = (
     b"HTTP/1.0 431 Request Header Fields Too Large\r\nContent-Type: text/plain\r\n"
-    b"Connection: close\r\n\r\nthe request's line and headers are over 64 KiB\n"
+    b"Connection: close\r\n\r\nthe request's line and headers are over %d KiB\n"
+    % (MAX_HEAD_BYTES // 1024)
 )
 # Connections served at once, in all and per client address (each holds a thread and a
 # file descriptor): past them a connection gets 503 at once and is closed, so one client
@@ -277,12 +278,15 @@ def _matches_page(store: Store, arg: dict[str, str]) -> str:
     filters = {k: v for k, v in sorted(arg.items()) if k != "page"}
     title = "Matches" + "".join(f" · {k} {v}" for k, v in filters.items())
     meta = f"matches {first + 1:,}-{first + len(shown):,}" if shown else "no matches"
-    turns = [
-        link("/matches?" + urlencode({**filters, "page": str(n)}), text).html
-        for n, text in ((number - 1, "previous page"), (number + 1, "next page"))
-        if (n < number and number > 1) or (n > number and len(rows) > MATCHES_PER_PAGE)
-    ]
-    paging = f"<p>{' · '.join(turns)}</p>" if turns else ""
+    turns = []
+    if number > 1:
+        turns.append(("previous page", number - 1))
+    if len(rows) > MATCHES_PER_PAGE:
+        turns.append(("next page", number + 1))
+    paging = " · ".join(
+        link("/matches?" + urlencode({**filters, "page": str(n)}), text).html for text, n in turns
+    )
+    paging = f"<p>{paging}</p>" if paging else ""
     return page(title, _matches_table(shown) + paging, meta, ("/", "home"))
 
 
