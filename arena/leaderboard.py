@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from arena.rating import ENV, compute_ratings, conservative, merge_solo_matches
 from arena.store import Store
-from referee.game import get_game, parse_rules
+from referee.game import Outcome, get_game, parse_rules
 
 SeatRows = Sequence[tuple[str, Sequence[Mapping[str, Any]]]]  # (match id, per-seat result rows)
 
@@ -150,3 +150,32 @@ def latest_versions(rows: Sequence[Row]) -> list[Row]:
         out.append(replace(latest, history=history))
     out.sort(key=lambda r: (-r.conservative, r.entrant))
     return [replace(r, rank=i + 1) for i, r in enumerate(out)]
+
+
+class RunningWins:
+    """Wins so far, for a progress line: a seat ranked first that did not forfeit. In a
+    one-seat game (solitaire) every bot plays a deal alone, ranked first in its own match,
+    so a deal is won by the best score among the bots that have played it so far (ranked
+    as for the ratings: :func:`arena.rating.merge_solo_matches`)."""
+
+    def __init__(self, game: str) -> None:
+        self.lower_scores_win = get_game(game).lower_scores_win
+        self.wins: Counter[str] = Counter()
+        self._solo: dict[int, list[tuple[str, list[dict[str, Any]]]]] = defaultdict(list)
+        self._deal_winners: dict[int, list[str]] = {}
+
+    def add(
+        self, lineup: Sequence[str], deal: int, outcome: Outcome, forfeited: Sequence[int]
+    ) -> None:
+        if len(lineup) > 1:
+            for seat, (name, rank) in enumerate(zip(lineup, outcome.ranks, strict=True)):
+                self.wins[name] += rank == 1 and seat not in forfeited
+            return
+        played = self._solo[deal]
+        row = {"entrant": lineup[0], "deal": deal, "score": outcome.scores[0], "rank": 1}
+        played.append((str(len(played)), [{**row, "forfeited": 0 in forfeited}]))
+        [(_, seats)] = merge_solo_matches(played, self.lower_scores_win)
+        winners = [s["entrant"] for s in seats if s["rank"] == 1 and not s["forfeited"]]
+        self.wins.subtract(self._deal_winners.get(deal, []))
+        self.wins.update(winners)
+        self._deal_winners[deal] = winners

@@ -42,7 +42,7 @@ from arena.cli.common import (
 )
 from arena.cli.leaderboard import show_rows
 from arena.distributed import ClusterError, check_placement
-from arena.leaderboard import tournament_leaderboard
+from arena.leaderboard import RunningWins, tournament_leaderboard
 from arena.lifecycle import run_stoppable
 from arena.sandbox import Sandbox
 from arena.settings import DEFAULTS, SprtSettings, TournamentSettings, layered, load_file
@@ -77,7 +77,7 @@ def run_with_progress(
         TimeElapsedColumn(),
         TextColumn("{task.fields[last]}"),
     )
-    wins: Counter[str] = Counter()
+    wins = RunningWins(record.game)
     faults: Counter[str] = Counter()
     with Progress(*columns, console=err, disable=quiet) as progress:
         task = progress.add_task("matches", total=record.total_matches, last="")
@@ -85,12 +85,10 @@ def run_with_progress(
         def on_progress(p: runner.Progress) -> None:
             last = ""
             if p.result is not None and p.plan is not None:
-                ranks = p.result.outcome.ranks
-                for seat, (name, rank) in enumerate(zip(p.plan.lineup, ranks, strict=True)):
-                    wins[name] += rank == 1 and seat not in p.result.forfeited
+                wins.add(p.plan.lineup, p.plan.deal, p.result.outcome, p.result.forfeited)
                 for fault in p.result.faults:
                     faults[p.plan.lineup[fault.seat]] += 1
-                top = ", ".join(f"{n} {w}" for n, w in wins.most_common(3))
+                top = ", ".join(f"{n} {w}" for n, w in wins.wins.most_common(3))
                 last = f"wins: {top}" + (
                     f" · faults: {', '.join(f'{n} {c}' for n, c in faults.most_common())}"
                     if faults

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from arena.leaderboard import RunningWins
 from arena.rating import compute_ratings
 from referee.game import Outcome, forfeit_outcome
 
@@ -96,3 +97,28 @@ def test_forfeit_outcome_ranks_the_forfeiting_team_last() -> None:
     assert outcome.details["forfeited"] == [0]
     alone = forfeit_outcome(Outcome(scores=(5, 2, 9), ranks=(2, 1, 3)), [1])
     assert alone.ranks == (1, 3, 2)
+
+
+def test_running_wins_rank_a_solitaire_deal_among_the_bots_that_played_it() -> None:
+    """The progress line's wins. Every solo match ranks its bot first: a deal goes to the
+    best score among the bots that have played it so far (golf solitaire: fewest cards
+    left), a forfeit wins nothing, and a seat of a several-seat match wins by rank."""
+    wins = RunningWins("golf_solitaire")
+
+    def solo(name: str, deal: int, left: int, forfeited: bool = False) -> None:
+        wins.add((name,), deal, Outcome(scores=(left,), ranks=(1,)), (0,) if forfeited else ())
+
+    solo("a", 0, 9)
+    assert wins.wins["a"] == 1  # alone on the deal so far
+    solo("b", 0, 4)
+    solo("crash", 0, 0, forfeited=True)  # stopped on 0 cards, at once
+    assert (wins.wins["a"], wins.wins["b"], wins.wins["crash"]) == (0, 1, 0)
+    solo("a", 1, 3)
+    solo("b", 1, 3)  # a tie: both first
+    solo("crash", 1, 0, forfeited=True)
+    assert (wins.wins["a"], wins.wins["b"], wins.wins["crash"]) == (1, 2, 0)
+
+    gin = RunningWins("gin_rummy")
+    gin.add(("a", "b"), 0, Outcome(scores=(100, 20), ranks=(1, 2)), ())
+    gin.add(("b", "a"), 0, Outcome(scores=(0, 0), ranks=(1, 2)), (0,))  # b forfeited
+    assert (gin.wins["a"], gin.wins["b"]) == (1, 0)
