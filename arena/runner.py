@@ -77,26 +77,17 @@ def schedule(
     if version >= 2:
         engine = get_game(settings.game)
         partners = engine.fixed_teams(parse_rules(engine.Rules, dict(settings.rules)), seats)
+    common: dict[str, Any] = {
+        "seats": seats,
+        "rounds": settings.rounds,
+        "secret": secret,
+        "teams": settings.teams,
+        "partners": partners,
+        "vary": version >= 3,  # version 3: past the limit, each round its own tables
+    }
     if settings.format == "gauntlet":
-        return gauntlet(
-            settings.challengers,
-            settings.bots,
-            seats,
-            settings.rounds,
-            secret,
-            settings.teams,
-            partners,
-            vary=version >= 3,
-        )
-    return round_robin(
-        list(settings.bots),
-        seats,
-        settings.rounds,
-        secret,
-        settings.teams,
-        partners,
-        vary=version >= 3,
-    )
+        return gauntlet(settings.challengers, settings.bots, **common)
+    return round_robin(list(settings.bots), **common)
 
 
 def create_tournament(store: Store, settings: TournamentSettings) -> TournamentRecord:
