@@ -6,7 +6,6 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-import resource
 import signal
 import subprocess
 import sys
@@ -134,13 +133,11 @@ def _limits_seen(hard: int | None) -> str:
     """The open-files limits (soft hard) a bot launched under a parent whose hard limit is
     ``hard`` (None: as this process's) sees."""
     show = ["/bin/sh", "-c", 'echo "$(ulimit -Sn) $(ulimit -Hn)"']
-
-    def lower() -> None:
-        if hard is not None:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-
+    # The parent's limit is set by a shell, not a preexec_fn, which makes subprocess fork:
+    # a fork of a process with gRPC active can die before it execs (grpc/grpc#43055).
+    lower = [] if hard is None else ["/bin/sh", "-c", f'ulimit -n {hard} && exec "$@"', "lower"]
     done = subprocess.run(
-        with_open_files_limit(show), capture_output=True, text=True, preexec_fn=lower, timeout=30
+        [*lower, *with_open_files_limit(show)], capture_output=True, text=True, timeout=30
     )
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import resource
 import sqlite3
 import subprocess
 import sys
@@ -34,21 +33,20 @@ COMMANDS = ("verify", "show", "html")
 MEMORY_CAP = 2 << 30  # bytes of address space for a CLI run: a read with no cap dies
 
 
-def _limit_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
-
-
 def cli(db: Path, *args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    """`arena ARGS` as a process with bounded memory and time (a hang fails the test)."""
+    """`arena ARGS` as a process with bounded memory and time (a hang fails the test).
+    The memory cap is set by a shell, not a preexec_fn: that makes subprocess fork rather
+    than vfork, and a fork of this process, whose gRPC is active (other tests' servers),
+    can die of SIGABRT before it execs (grpc/grpc#43055: grpcio 1.80 on)."""
+    cap = f'ulimit -v {MEMORY_CAP // 1024} && exec "$@"'
     return subprocess.run(
-        [sys.executable, "-m", "arena.cli", *args],
+        ["/bin/sh", "-c", cap, "capped", sys.executable, "-m", "arena.cli", *args],
         capture_output=True,
         text=True,
         cwd=cwd,
         timeout=30,
         stdin=subprocess.DEVNULL,
         env={**os.environ, "ARENA_DB": str(db), "PYTHONPATH": str(ROOT)},
-        preexec_fn=_limit_memory,
     )
 
 
