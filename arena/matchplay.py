@@ -42,6 +42,9 @@ class HostSettings:
     secret: bytes  # the tournament's secret: each bot's ARENA_BOT_SEED derives from it
     limits: BotLimits
     sandbox: str = "auto"  # the mode, resolved where the bots run
+    # Paths no bot may see (the database's files, store.database_files), on every host:
+    # a worker's bots run from the same folders, beside the database.
+    hidden: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -75,15 +78,14 @@ def host_name() -> str:
 class MatchHost:
     """A referee and its bot processes on the running event loop. The referee's admin
     RPCs need a random token no bot ever sees; bots run in the settings' sandbox (or
-    ``sandbox``), never see ``hidden`` files, and what they write after a match goes to
-    ``on_late_output``."""
+    ``sandbox``), never see the settings' ``hidden`` files, and what they write after a
+    match goes to ``on_late_output``."""
 
     def __init__(
         self,
         settings: HostSettings,
         core: RefereeCore | None = None,
         sandbox: Sandbox | None = None,
-        hidden: tuple[str, ...] = (),
         on_late_output: LateOutput | None = None,
     ) -> None:
         self.settings = settings
@@ -99,7 +101,7 @@ class MatchHost:
             settings.limits,
             sandbox or resolve(settings.sandbox),
             visible=(self._tmp.name,),
-            hidden=hidden,
+            hidden=settings.hidden,
             on_late_output=on_late_output,
         )
 

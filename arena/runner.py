@@ -222,7 +222,9 @@ async def _run_claimed(
         )
         for plan in todo
     ]
-    host_settings = HostSettings(record.secret, settings.bot_limits(), mode)
+    host_settings = HostSettings(
+        record.secret, settings.bot_limits(), mode, hidden=database_files(store.path)
+    )
     store.set_tournament_status(tournament_id, "running")
     started = time.monotonic()
     errors: list[str] = []
@@ -260,7 +262,6 @@ async def _run_claimed(
                 host_settings,
                 core,
                 sandbox=sandbox,
-                hidden=database_files(store.path),
                 on_late_output=late_output,
             )
             await _play_in_process(jobs, host, record.concurrency, save, errors)

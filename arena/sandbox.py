@@ -173,12 +173,25 @@ def bwrap_arguments(
     for path in binds:
         args += ["--ro-bind", path, path]
     for path in hidden:
-        if os.path.exists(path) and any(
-            (path + "/").startswith(b.rstrip("/") + "/") for b in binds
-        ):
+        if not os.path.exists(path) or not any(_inside(path, b) for b in binds):
+            continue
+        if os.path.isdir(path):
+            # An empty folder over it, read-only, and again what a bot must see in it (a
+            # submitted bot's own folder is in the database's .bots folder).
+            args += ["--tmpfs", path]
+            for bound in binds:
+                if bound != path and _inside(bound, path):
+                    args += ["--ro-bind", bound, bound]
+            args += ["--remount-ro", path]
+        else:
             args += ["--ro-bind", "/dev/null", path]
     args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", cwd, "--"]
     return args
+
+
+def _inside(path: str, folder: str) -> bool:
+    """Whether ``path`` is ``folder`` or under it."""
+    return (path + "/").startswith(folder.rstrip("/") + "/")
 
 
 def _sized_tmpfs(path: str, size: int | None) -> list[str]:

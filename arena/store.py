@@ -39,6 +39,8 @@ from referee.replay import decompress_replay, now_iso, with_bot_logs
 
 SCHEMA_VERSION = 1
 
+SUBMISSIONS_SUFFIX = ".bots"  # beside the database: the submitted bots, unpacked
+
 
 class StoreError(ValueError):
     """A database that cannot be used, or a record that does not exist."""
@@ -128,7 +130,7 @@ class Store:
         self._check_columns()
         # Submitted bots' files are unpacked beside the database, one folder per hash.
         self.submissions = Submissions(
-            self.db, self.path.resolve().with_name(self.path.name + ".bots")
+            self.db, self.path.resolve().with_name(self.path.name + SUBMISSIONS_SUFFIX)
         )
 
     def close(self) -> None:
@@ -667,10 +669,12 @@ def _settings_before_the_object(stored: dict[str, Any]) -> dict[str, Any]:
 
 
 def database_files(path: str | Path) -> tuple[str, ...]:
-    """A database's files by absolute path (with SQLite's journals and the tournaments'
-    run locks), which no bot may see: the sandbox hides them."""
+    """A database's files by absolute path (with SQLite's journals, the tournaments' run
+    locks and the folder submitted bots are unpacked in), which no bot may see: the
+    sandbox hides them."""
     base = os.path.abspath(path)
-    return tuple(base + suffix for suffix in ("", "-wal", "-shm", "-journal", RUNS_SUFFIX))
+    suffixes = ("", "-wal", "-shm", "-journal", RUNS_SUFFIX, SUBMISSIONS_SUFFIX)
+    return tuple(base + suffix for suffix in suffixes)
 
 
 def _stored_settings(row: dict[str, Any]) -> TournamentSettings:

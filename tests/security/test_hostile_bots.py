@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import socket
 import time
 from pathlib import Path
@@ -27,6 +28,7 @@ from arena import cgroups
 from arena.bots import OPEN_FILES, OPEN_FILES_PER_PROCESS, SOCKETS
 from referee.game import get_game, parse_rules
 from tests.security.conftest import (
+    BOTS,
     LIMIT_SETTINGS,
     add_escaper,
     add_gin_bot,
@@ -44,22 +46,37 @@ from tests.security.conftest import (
 pytestmark = needs_bwrap
 
 
-@pytest.fixture(scope="module")
-def spy_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """One tournament of the spy against the random sample bot; what the spy reported,
-    the spy's first match and whether anything reached the test's TCP port."""
+@pytest.fixture(scope="module", params=["in process", "on a Dask worker"])
+def spy_run(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> dict[str, Any]:
+    """One tournament of the spy against the random sample bot, in the arena's process
+    and on a Dask worker (whose bots read the database, tournament secret and all, until
+    the files to hide travelled with the host's settings); what the spy reported, the
+    spy's first match and whether anything reached the test's TCP port."""
+    where: list[str] = []
+    if request.param == "on a Dask worker":
+        pytest.importorskip("distributed", reason="needs card-arena[dask]")
+        where = ["--workers", "1"]
     tmp = tmp_path_factory.mktemp("spy")
-    db, outside = tmp / "arena.db", tmp / "outside.txt"
+    db, outside = tmp / "arena.db", tmp_path_factory.mktemp("elsewhere") / "outside.txt"
     outside.write_text("a secret outside the bot's directory\n")
+    unpacked = tmp / "arena.db.bots" / "0123abcd"  # a submitted bot's files, as unpacked
+    unpacked.mkdir(parents=True)
+    (unpacked / "strategy.py").write_text("WEIGHTS = 'another author's secret'\n")
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(8)
     listener.setblocking(False)
     port = listener.getsockname()[1]
+    # Run from the database's own folder, as a bot registered beside it (the README's
+    # way): the database, its journals and the submitted bots are all in its view but
+    # for the sandbox hiding them.
+    shutil.copy(BOTS / "spy.py", tmp / "spy.py")
     spy = ["python", "spy.py", str(db), str(outside), str(port)]
-    add_gin_bot(db, "spy", *spy)
+    add_gin_bot(db, "spy", *spy, folder=tmp)
     add_random(db)
-    summary = tournament(db, "spy,random", "--rounds", "2")
+    summary = tournament(db, "spy,random", "--rounds", "2", *where)
     try:
         listener.accept()
         reached = True
@@ -114,6 +131,7 @@ def test_file_reader_cannot_open_the_database_or_files_outside_its_directory(
     for *_, report in spy_run["reports"]:
         for what in ("database", "database_wal", "outside_file"):
             assert report[what] in ("FileNotFoundError", "PermissionError"), what
+        assert report["submitted_bots"] in ([], "FileNotFoundError", "PermissionError")
         assert "home" not in report["root_listing"]
 
 

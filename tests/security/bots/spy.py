@@ -108,6 +108,10 @@ def read_files() -> None:
                 report[label] = f"read {len(f.read(100))} bytes"
         except OSError as exc:
             report[label] = type(exc).__name__
+    try:  # where submitted bots are unpacked: other authors' code
+        report["submitted_bots"] = sorted(os.listdir(database + ".bots"))
+    except OSError as exc:
+        report["submitted_bots"] = type(exc).__name__
     report["root_listing"] = sorted(os.listdir("/"))
 
 
