@@ -305,33 +305,47 @@ async def _play_in_process(
     save: SaveMatch,
     errors: list[str],
 ) -> None:
-    semaphore = asyncio.Semaphore(concurrency)
+    """Play ``jobs`` in order, ``concurrency`` at once, but never two of one deal at once:
+    the processes of two tables of a deal could tell each other their hands (a red-team
+    bot passed its opponent's ten cards to its own twin at the other table through file
+    locks on the read-only files every sandbox shares). With rounds to spare, the next
+    round's matches fill the places; a tournament of one round plays one at a time."""
     enough = asyncio.Event()  # an SPRT reached its verdict: start no more matches
 
     async def play(job: MatchJob) -> None:
-        async with semaphore:
-            if enough.is_set():
-                return
-            try:
-                played = await host.play(job)
-            except MatchNotPlayed as exc:
-                errors.append(str(exc))
-                return
-            if save(played):
-                enough.set()
+        try:
+            played = await host.play(job)
+        except MatchNotPlayed as exc:
+            errors.append(str(exc))
+            return
+        if save(played):
+            enough.set()
 
-    tasks: list[asyncio.Task[None]] = []
+    pending = list(jobs)
+    running: dict[asyncio.Task[None], int] = {}  # each with its deal's seed
     try:
         try:
             await host.start()
         except RefereeError as exc:  # e.g. its socket cannot be made
             raise TournamentError(f"cannot start the referee: {exc}") from exc
-        tasks = [asyncio.get_running_loop().create_task(play(job)) for job in jobs]
-        await asyncio.gather(*tasks)
+        loop = asyncio.get_running_loop()
+        while pending or running:
+            for job in [] if enough.is_set() else list(pending):
+                if len(running) >= concurrency:
+                    break
+                if job.plan.seed not in running.values():
+                    pending.remove(job)
+                    running[loop.create_task(play(job))] = job.plan.seed
+            if not running:
+                break  # enough: the rest is not played
+            done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                del running[task]
+                task.result()  # a bug in play() stops the run, as gather did
     except BaseException:
-        for task in tasks:
+        for task in running:
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.gather(*running, return_exceptions=True)
         raise
     finally:
         await host.close()

@@ -5,6 +5,7 @@ tournament, stderr stored with the match it follows, and the size of a bot's /tm
 
 from __future__ import annotations
 
+import itertools
 import re
 import shutil
 import subprocess
@@ -265,3 +266,15 @@ def test_no_bot_process_plays_one_deal_twice(tmp_path: Path, sandbox: str) -> No
     for process, deals in deals_of.items():
         assert len(deals) == len(set(deals)), f"process {process} played a deal twice"
     assert any(len(deals) > 1 for deals in deals_of.values()), "no process was used again"
+    # Nor are two tables of one deal in play at once: their processes could tell each
+    # other their hands (a red-team bot did, through locks on files every sandbox shares).
+    turns: dict[str, list[float]] = {}  # each match's turns, from what the bots wrote
+    seed_of: dict[str, int] = {}
+    for match, replay in replays(db):
+        seed_of[match["id"]] = replay.header["seed"]
+        for seat in range(len(match["entrants"])):
+            for in_match, at in re.findall(r" in (\S+) at ([\d.]+)", stderr_of(replay, seat)):
+                turns.setdefault(in_match, []).append(float(at))
+    in_play = [(seed_of[m], min(times), max(times)) for m, times in turns.items()]
+    for (deal, start, end), (other, start2, end2) in itertools.combinations(in_play, 2):
+        assert deal != other or end < start2 or end2 < start, "two tables of a deal at once"
