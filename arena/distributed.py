@@ -17,6 +17,7 @@ told every worker has it.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import logging
 import os
@@ -102,19 +103,24 @@ async def play_on_dask(
             sha: await client.scatter(store.submissions.archive(sha), hash=False, broadcast=True)
             for sha in shas
         }
-        futures = [
-            client.submit(
-                play_on_worker,
-                job,
-                settings,
-                {e.sha256: sent[e.sha256] for e in job.entrants if e.sha256},
-                key=f"match-{job.match_id}",
-                pure=False,
+
+        def submit(job: MatchJob) -> Any:
+            archives = {e.sha256: sent[e.sha256] for e in job.entrants if e.sha256}
+            return client.submit(
+                play_on_worker, job, settings, archives, key=f"match-{job.match_id}", pure=False
             )
-            for job in jobs
-        ]
+
+        # One match of a deal at a time (as in process, arena.runner._play_in_process):
+        # two tables of a deal in play at once could pass each other their hands. Each
+        # deal's matches go in order, the next sent when one comes back.
+        by_deal: dict[int, collections.deque[MatchJob]] = {}
+        for job in jobs:
+            by_deal.setdefault(job.plan.seed, collections.deque()).append(job)
+        in_flight = {submit(queue.popleft()): seed for seed, queue in by_deal.items()}
+        completed = distributed.as_completed(list(in_flight))
         try:
-            async for future in distributed.as_completed(futures):
+            async for future in completed:
+                seed = in_flight.pop(future)
                 try:
                     played = await future
                 except SandboxError as exc:  # a worker that cannot confine bots
@@ -122,10 +128,14 @@ async def play_on_dask(
                 if isinstance(played, str):
                     errors.append(played)
                 elif save(played):
-                    await client.cancel(futures)
+                    await client.cancel(list(in_flight))
                     break
+                if by_deal[seed]:
+                    following = submit(by_deal[seed].popleft())
+                    in_flight[following] = seed
+                    completed.add(following)
         except BaseException:
-            await client.cancel(futures)
+            await client.cancel(list(in_flight))
             raise
         finally:
             with contextlib.suppress(Exception):  # logs are a courtesy; never lose results
