@@ -17,7 +17,6 @@ told every worker has it.
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import logging
 import os
@@ -25,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.matchplay import HostSettings, MatchJob, PlayedMatch
+from arena.matchplay import DealTurns, HostSettings, MatchJob, PlayedMatch
 from arena.sandbox import SandboxError
 from arena.store import Entrant, Store
 
@@ -110,17 +109,22 @@ async def play_on_dask(
                 play_on_worker, job, settings, archives, key=f"match-{job.match_id}", pure=False
             )
 
-        # One match of a deal at a time (as in process, arena.runner._play_in_process):
-        # two tables of a deal in play at once could pass each other their hands. Each
-        # deal's matches go in order, the next sent when one comes back.
-        by_deal: dict[int, collections.deque[MatchJob]] = {}
-        for job in jobs:
-            by_deal.setdefault(job.plan.seed, collections.deque()).append(job)
-        in_flight = {submit(queue.popleft()): seed for seed, queue in by_deal.items()}
-        completed = distributed.as_completed(list(in_flight))
+        # One match of a deal in flight at a time (DealTurns); the workers' places are
+        # filled from other deals, and a deal's next match is sent when one comes back.
+        turns = DealTurns(jobs)
+        in_flight: dict[Any, int] = {}  # future -> its deal's seed
+        completed = distributed.as_completed()
+
+        def send_what_may_go() -> None:
+            while (job := turns.take(in_flight.values())) is not None:
+                future = submit(job)
+                in_flight[future] = job.plan.seed
+                completed.add(future)
+
+        send_what_may_go()
         try:
             async for future in completed:
-                seed = in_flight.pop(future)
+                del in_flight[future]
                 try:
                     played = await future
                 except SandboxError as exc:  # a worker that cannot confine bots
@@ -130,10 +134,7 @@ async def play_on_dask(
                 elif save(played):
                     await client.cancel(list(in_flight))
                     break
-                if by_deal[seed]:
-                    following = submit(by_deal[seed].popleft())
-                    in_flight[following] = seed
-                    completed.add(following)
+                send_what_may_go()
         except BaseException:
             await client.cancel(list(in_flight))
             raise

@@ -10,11 +10,13 @@ back). It never writes the database: the arena process alone does.
 
 from __future__ import annotations
 
+import collections
 import functools
 import os
 import secrets
 import socket
 import time
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -60,6 +62,32 @@ class MatchJob:
     @property
     def match_id(self) -> str:
         return f"t{self.tournament_id}-{self.plan.idx:05d}"
+
+
+class DealTurns:
+    """Which match to start next, so that two matches of one deal are never in play at
+    once: the processes of two tables of a deal could tell each other their hands (a
+    red-team bot passed its opponent's ten cards to its own process at the other table
+    through file locks on the read-only files every sandbox shares). Each deal's matches
+    go in schedule order; deals are taken in the order they first come."""
+
+    def __init__(self, jobs: Sequence[MatchJob]) -> None:
+        self._waiting: dict[int, collections.deque[MatchJob]] = {}
+        for job in jobs:
+            self._waiting.setdefault(job.plan.seed, collections.deque()).append(job)
+
+    def take(self, in_play: Collection[int]) -> MatchJob | None:
+        """The next match of a deal not ``in_play`` (seeds), or None."""
+        for seed, queue in self._waiting.items():
+            if seed not in in_play:
+                job = queue.popleft()
+                if not queue:
+                    del self._waiting[seed]
+                return job
+        return None
+
+    def __bool__(self) -> bool:
+        return bool(self._waiting)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,14 @@ from typing import Any
 from arena import run_locks
 from arena.bots import BotLog, MatchSeat
 from arena.distributed import ClusterOptions as ClusterOptions  # its home; imported from here too
-from arena.matchplay import HostSettings, MatchHost, MatchJob, MatchNotPlayed, PlayedMatch
+from arena.matchplay import (
+    DealTurns,
+    HostSettings,
+    MatchHost,
+    MatchJob,
+    MatchNotPlayed,
+    PlayedMatch,
+)
 from arena.rating import compute_ratings
 from arena.sandbox import Sandbox, resolve
 from arena.schedule import (
@@ -305,11 +312,9 @@ async def _play_in_process(
     save: SaveMatch,
     errors: list[str],
 ) -> None:
-    """Play ``jobs`` in order, ``concurrency`` at once, but never two of one deal at once:
-    the processes of two tables of a deal could tell each other their hands (a red-team
-    bot passed its opponent's ten cards to its own twin at the other table through file
-    locks on the read-only files every sandbox shares). With rounds to spare, the next
-    round's matches fill the places; a tournament of one round plays one at a time."""
+    """Play ``jobs``, ``concurrency`` at once, never two of one deal at once
+    (:class:`DealTurns`): with rounds to spare, the next round's matches fill the places;
+    a tournament of one round plays one at a time."""
     enough = asyncio.Event()  # an SPRT reached its verdict: start no more matches
 
     async def play(job: MatchJob) -> None:
@@ -321,7 +326,7 @@ async def _play_in_process(
         if save(played):
             enough.set()
 
-    pending = list(jobs)
+    turns = DealTurns(jobs)
     running: dict[asyncio.Task[None], int] = {}  # each with its deal's seed
     try:
         try:
@@ -329,13 +334,12 @@ async def _play_in_process(
         except RefereeError as exc:  # e.g. its socket cannot be made
             raise TournamentError(f"cannot start the referee: {exc}") from exc
         loop = asyncio.get_running_loop()
-        while pending or running:
-            for job in [] if enough.is_set() else list(pending):
-                if len(running) >= concurrency:
+        while turns or running:
+            while not enough.is_set() and len(running) < concurrency:
+                job = turns.take(running.values())
+                if job is None:
                     break
-                if job.plan.seed not in running.values():
-                    pending.remove(job)
-                    running[loop.create_task(play(job))] = job.plan.seed
+                running[loop.create_task(play(job))] = job.plan.seed
             if not running:
                 break  # enough: the rest is not played
             done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
