@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from arena import cgroups
 from arena.limits import BotLimits as BotLimits  # its home; imported from here too
-from arena.sandbox import Sandbox, sandbox_env
+from arena.sandbox import Sandbox, SandboxError, sandbox_env
 from arena.store import Entrant
 from referee.service import RefereeCore
 from referee.service.server import raise_open_files_limit
@@ -372,29 +372,31 @@ class BotPool:
                 f"cannot start bot {entrant.name!r} ({shown}): no program {program!r}"
                 + ("" if "/" in program else f" on its PATH ({env['PATH']})")
             )
-        command = with_open_files_limit(
-            self.sandbox.wrap(
-                entrant.command, cwd, self.visible, self.hidden, scratch_mb=self.limits.memory_mb
-            )
-        )
         root = cgroups.available() if self.use_cgroups else None
         group = None
         try:
-            if root is not None:
-                group = root.create(
-                    f"bot-{next(_cgroup_names)}", self.limits.memory_mb, self.limits.max_processes
+            with self.sandbox.launch(
+                entrant.command, cwd, self.visible, self.hidden, scratch_mb=self.limits.memory_mb
+            ) as launch:
+                command = with_open_files_limit(launch.argv)
+                if root is not None:
+                    group = root.create(
+                        f"bot-{next(_cgroup_names)}",
+                        self.limits.memory_mb,
+                        self.limits.max_processes,
+                    )
+                    command = group.join_command(command)
+                process = await asyncio.create_subprocess_exec(
+                    *command,
+                    cwd=cwd,
+                    env=env,
+                    pass_fds=launch.pass_fds,
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=asyncio.subprocess.DEVNULL,
+                    stderr=asyncio.subprocess.PIPE,
+                    start_new_session=True,
                 )
-                command = group.join_command(command)
-            process = await asyncio.create_subprocess_exec(
-                *command,
-                cwd=cwd,
-                env=env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.DEVNULL,
-                stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,
-            )
-        except OSError as exc:
+        except (OSError, SandboxError) as exc:
             self.core.retire_player(token)
             if group is not None:
                 group.remove()

@@ -11,8 +11,10 @@ writable place). It gets every namespace of its own (no network at all; its own 
 namespace, so /proc shows only its processes and it can signal nothing else), runs as
 ``nobody`` in its own user namespace with every capability dropped and no further user
 namespaces, starts a new session (no terminal to inject keystrokes into) and dies with the
-arena. Its environment is exactly what the arena sets. docs/security.md states what each
-mode guarantees.
+arena. A seccomp filter (arena/seccomp.py) refuses the system calls that reach across
+sandboxes anyway: tracing, file locks and change notifications on shared files. Its
+environment is exactly what the arena sets. docs/security.md states what each mode
+guarantees.
 """
 
 from __future__ import annotations
@@ -25,10 +27,12 @@ import stat
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from arena import seccomp
 
 SandboxMode = Literal["auto", "bwrap", "none"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = ("auto", "bwrap", "none")
@@ -59,6 +63,14 @@ class SandboxError(ValueError):
 
 
 @dataclass(frozen=True)
+class Launch:
+    """A command line to start a bot with, and the file descriptors it must inherit."""
+
+    argv: list[str]
+    pass_fds: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class Sandbox:
     """A resolved sandbox: ``bwrap`` with the path of a working bubblewrap, or ``none``."""
 
@@ -66,31 +78,37 @@ class Sandbox:
     bwrap: str | None = None
     note: str = ""  # what the operator should be told (unsandboxed bots)
 
-    def wrap(
+    @contextlib.contextmanager
+    def launch(
         self,
         command: Sequence[str],
         cwd: str,
         visible: Sequence[str] = (),
         hidden: Sequence[str] = (),
         scratch_mb: float | None = None,
-    ) -> list[str]:
-        """The command line that runs ``command`` in ``cwd``; start it with the
-        environment from ``sandbox_env`` (bwrap hands exactly that to the bot, and secrets
-        stay out of command lines that ``ps`` shows). ``visible``: more directories shown
+    ) -> Iterator[Launch]:
+        """How to start ``command`` in ``cwd``, valid inside the ``with``: start it with
+        the environment from ``sandbox_env`` (bwrap hands exactly that to the bot, and
+        secrets stay out of command lines that ``ps`` shows) and the launch's ``pass_fds``
+        (the system-call filter bwrap reads). ``visible``: more directories shown
         read-only (the referee's socket directory); ``hidden``: files blanked out wherever
         they appear (the arena's database); ``scratch_mb``: the most the bot's /tmp holds
-        (None: the kernel's default, half the RAM)."""
+        (None: the kernel's default, half the RAM). Raises SandboxError when the filter
+        cannot be built."""
         if self.mode == "none":
-            return list(command)
+            yield Launch(list(command))
+            return
         assert self.bwrap is not None
         scratch = None
         if scratch_mb is not None and tmpfs_size_supported(self.bwrap):
             scratch = max(1 << 20, int(scratch_mb * (1 << 20)))
-        return [
-            self.bwrap,
-            *bwrap_arguments(cwd, visible, hidden, _runtime_paths(), scratch),
-            *command,
-        ]
+        try:
+            seccomp.program()  # built once per process; the error is the operator's to fix
+        except seccomp.SeccompUnavailable as exc:
+            raise SandboxError(f"{exc}, {NONE_FIX}") from exc
+        with seccomp.filter_file() as fd:
+            arguments = bwrap_arguments(cwd, visible, hidden, _runtime_paths(), scratch, fd)
+            yield Launch([self.bwrap, *arguments, *command], (fd,))
 
     def bot_path(self) -> str:
         """PATH inside the sandbox: ``python`` is the arena's interpreter, then the system."""
@@ -129,8 +147,10 @@ def bwrap_arguments(
     hidden: Sequence[str],
     runtime: Sequence[str],
     scratch_bytes: int | None = None,
+    seccomp_fd: int | None = None,
 ) -> list[str]:
     """bubblewrap's options and the ``--`` before the command (the caller appends it).
+    ``seccomp_fd``: where bwrap reads the system-call filter (arena/seccomp.py) from.
 
     Only /tmp and /dev/shm are writable. Every tmpfs lives in RAM that the bot's processes
     do not show as theirs, so where no cgroup charges it a bot could park half the
@@ -185,8 +205,10 @@ def bwrap_arguments(
             args += ["--remount-ro", path]
         else:
             args += ["--ro-bind", "/dev/null", path]
-    args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", cwd, "--"]
-    return args
+    args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", cwd]
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
+    return [*args, "--"]
 
 
 def _inside(path: str, folder: str) -> bool:
@@ -235,16 +257,19 @@ def probe(bwrap: str) -> str | None:
     """None when ``bwrap`` runs a command with the options bots get, else why not."""
     with tempfile.TemporaryDirectory(prefix="arena-probe-") as tmp:
         sandbox = Sandbox("bwrap", bwrap)
-        argv = sandbox.wrap(["true"], tmp, visible=[tmp])
         try:
-            done = subprocess.run(
-                argv,
-                env=sandbox_env(sandbox, {}),
-                capture_output=True,
-                text=True,
-                timeout=_PROBE_SECONDS,
-                check=False,
-            )
+            with sandbox.launch(["true"], tmp, visible=[tmp]) as launch:
+                done = subprocess.run(
+                    launch.argv,
+                    env=sandbox_env(sandbox, {}),
+                    pass_fds=launch.pass_fds,
+                    capture_output=True,
+                    text=True,
+                    timeout=_PROBE_SECONDS,
+                    check=False,
+                )
+        except SandboxError as exc:
+            return str(exc)
         except (OSError, subprocess.TimeoutExpired) as exc:
             return _classify(str(exc))
     return None if done.returncode == 0 else _classify(done.stderr)

@@ -1,4 +1,4 @@
-"""Shared helpers of the security tests: the `arena` CLI with a chosen environment, the
+"""Shared helpers of the security tests: a command run in the sandbox, the `arena` CLI with a chosen environment, the
 random and the hostile test bots registered, a tournament in the background, a tournament's
 stored stderr per seat, and a look for processes that outlived the arena."""
 
@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from arena.sandbox import SandboxError, resolve
+from arena.sandbox import Sandbox, SandboxError, resolve, sandbox_env
+from arena.seccomp import DENIED_CALLS, DENIED_FCNTL, DENIED_MADVISE
 from referee.replay import parse_replay
 from tests.conftest import dies_with_tests
 
@@ -37,6 +38,11 @@ BWRAP_PROBLEM = _bwrap_problem()
 needs_bwrap = pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=BWRAP_PROBLEM or "")
 
 
+# What bots/kernel_probe.py asks for and the seccomp filter must refuse: every call and
+# argument value it names, but fadvise64_64, which exists on 32-bit x86 only.
+REFUSED = sorted({*DENIED_CALLS, *DENIED_FCNTL, *DENIED_MADVISE} - {"fadvise64_64"})
+
+
 # Where the limits are enforced: the default sandbox (bwrap where it works), none, and none
 # with the limits read from /proc as on a machine where no cgroup can be made.
 LIMIT_SETTINGS = [
@@ -44,6 +50,21 @@ LIMIT_SETTINGS = [
     pytest.param("none", {}, id="none"),
     pytest.param("none", {"ARENA_CGROUPS": "off"}, id="none-without-cgroups"),
 ]
+
+
+def run_sandboxed(
+    sandbox: Sandbox, command: list[str], cwd: str, scratch_mb: float | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``command`` run to its end in ``sandbox`` (bwrap directly, no arena), as bots are."""
+    with sandbox.launch(command, cwd, scratch_mb=scratch_mb) as launch:
+        return subprocess.run(
+            launch.argv,
+            env=sandbox_env(sandbox, {}),
+            pass_fds=launch.pass_fds,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
 
 
 def run_arena(

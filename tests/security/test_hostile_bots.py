@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import re
 import shutil
 import socket
@@ -30,6 +31,7 @@ from referee.game import get_game, parse_rules
 from tests.security.conftest import (
     BOTS,
     LIMIT_SETTINGS,
+    REFUSED,
     add_escaper,
     add_gin_bot,
     add_random,
@@ -72,7 +74,8 @@ def spy_run(
     # Run from the database's own folder, as a bot registered beside it (the README's
     # way): the database, its journals and the submitted bots are all in its view but
     # for the sandbox hiding them.
-    shutil.copy(BOTS / "spy.py", tmp / "spy.py")
+    for name in ("spy.py", "kernel_probe.py"):
+        shutil.copy(BOTS / name, tmp / name)
     spy = ["python", "spy.py", str(db), str(outside), str(port)]
     add_gin_bot(db, "spy", *spy, folder=tmp)
     add_random(db)
@@ -133,6 +136,18 @@ def test_file_reader_cannot_open_the_database_or_files_outside_its_directory(
             assert report[what] in ("FileNotFoundError", "PermissionError"), what
         assert report["submitted_bots"] in ([], "FileNotFoundError", "PermissionError")
         assert "home" not in report["root_listing"]
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the probe calls by x86-64 numbers")
+def test_calls_that_reach_across_sandboxes_are_refused_to_the_arenas_bots(
+    spy_run: dict[str, Any],
+) -> None:
+    """The filter reaches bots through the arena's own launch (the shells that set the
+    open-files limit and join the cgroup hand bwrap its file), in process and on a Dask
+    worker; tests/security/test_seccomp.py shows each probe gets through without it."""
+    for *_, report in spy_run["reports"]:
+        kernel = report["kernel"]
+        assert {name: kernel[name] for name in REFUSED} == dict.fromkeys(REFUSED, "EPERM")
 
 
 def test_network_prober_cannot_connect_to_a_loopback_port(spy_run: dict[str, Any]) -> None:

@@ -8,13 +8,12 @@ from __future__ import annotations
 import itertools
 import re
 import shutil
-import subprocess
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from arena.sandbox import SandboxError, resolve, sandbox_env, tmpfs_size_supported
+from arena.sandbox import SandboxError, resolve, tmpfs_size_supported
 from arena.store import Store
 from tests.security.conftest import (
     BOTS,
@@ -24,6 +23,7 @@ from tests.security.conftest import (
     needs_bwrap,
     replays,
     run_arena,
+    run_sandboxed,
     stderr_of,
     tournament,
 )
@@ -193,13 +193,7 @@ def test_the_writable_ram_disks_hold_no_more_than_the_memory_limit(
     if not tmpfs_size_supported(str(sandbox.bwrap)):
         pytest.skip("this bubblewrap cannot size a tmpfs (0.7.0 or later, not setuid)")
     fill = ["python", "fill.py", "256", "f", directory]
-    done = subprocess.run(
-        sandbox.wrap(fill, str(BOTS), scratch_mb=limit_mb),
-        env=sandbox_env(sandbox, {}),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_sandboxed(sandbox, fill, str(BOTS), scratch_mb=limit_mb)
     assert done.returncode == 0, done.stderr
     report = done.stdout.strip()
     assert report.endswith("stopped by No space left on device"), report
@@ -222,13 +216,7 @@ def test_nothing_else_is_writable(tmp_path: Path) -> None:
     )
     cwd = tmp_path / "bot"
     cwd.mkdir()
-    done = subprocess.run(
-        sandbox.wrap(["python", "-c", probe], str(cwd), scratch_mb=64),
-        env=sandbox_env(sandbox, {}),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_sandboxed(sandbox, ["python", "-c", probe], str(cwd), scratch_mb=64)
     assert done.returncode == 0, done.stderr
     seen = dict(line.split(" ", 1) for line in done.stdout.splitlines())  # paths: no spaces
     assert seen == {

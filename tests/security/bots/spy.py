@@ -8,7 +8,8 @@ bot's directory, and a loopback TCP port the test listens on.
 What it tries: other processes' ARENA_TOKEN (from /proc/*/environ) and a forged token; the
 admin RPCs of the referee it plays on, without a token; watching the other matches of its
 tournament (every table of a round plays its deal) and its own, and asking their status;
-reading the database and the outside file; a TCP connection to the port; and rebuilding its
+reading the database and the outside file; a TCP connection to the port; the system calls
+that reach across sandboxes (bots/kernel_probe.py, beside it); and rebuilding its
 first deal from ARENA_BOT_SEED, seeds 0 and 1, and the schedule's seed functions, old and
 new.
 """
@@ -17,11 +18,12 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import random
 import socket
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 
@@ -190,8 +192,21 @@ def on_start(message: pb.MatchStart) -> None:
     start = message
 
 
+def ask_the_kernel() -> None:
+    """The calls that reach across sandboxes (kernel_probe.py), as the arena launched it."""
+    if platform.machine() != "x86_64":
+        return
+    if TYPE_CHECKING:  # mypy checks this file in the tests package; a bot runs here
+        from tests.security.bots.kernel_probe import each_call
+    else:
+        from kernel_probe import each_call  # beside this file
+
+    report["kernel"] = each_call()
+
+
 steal_tokens()
 probe_referee()
 read_files()
 connect_out()
+ask_the_kernel()
 run_bot(choose, name="spy", on_match_start=on_start)

@@ -1,0 +1,152 @@
+"""The system-call filter every bot runs under in the bwrap sandbox (``bwrap --seccomp FD``).
+
+The namespaces keep a bot's files, network and processes apart, but not everything the
+kernel shares. Processes of different sandboxes open the same inodes (the read-only
+runtime, the SDK), so a file lock, a lease or a change notification on one is a signal
+from one sandbox to another: a red-team bot passed its opponent's hand to its own process
+at the other table of the deal with ``flock``. Kernel keys and the page cache are shared
+too, and outlive the process: a key's name, or which pages of a shared file are cached,
+carried text from one sandbox to a later one. And a bot's processes share its user id
+with its sandbox's init, so ``ptrace`` let a red-team bot clear the signal that kills the
+sandbox when the arena dies. A card-game bot needs none of these calls, nor the kernel
+interfaces below that sandboxes commonly refuse; each is answered EPERM ("Operation not
+permitted"), the same for every architecture the kernel runs (32-bit x86 and x32 on a
+64-bit x86 machine). docs/security.md lists them for bot authors.
+
+The filter is built with libseccomp (through ``pyseccomp``) once per process.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import functools
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+# Each refused call, and why a bot must not have it.
+DENIED_CALLS: dict[str, str] = {
+    "ptrace": "tracing its sandbox's init undid --die-with-parent",
+    "process_vm_readv": "reads another process's memory",
+    "process_vm_writev": "writes another process's memory",
+    "pidfd_getfd": "takes a file from another process",
+    "flock": "a lock on a shared read-only file signals to other sandboxes",
+    "inotify_init": "watching shared files for access signals to other sandboxes",
+    "inotify_init1": "watching shared files for access signals to other sandboxes",
+    "fanotify_init": "watching shared files for access signals to other sandboxes",
+    "perf_event_open": "hardware counters: a side channel into other processes",
+    "userfaultfd": "a tool of kernel exploits, not of bots",
+    "io_uring_setup": "a large kernel interface, refused by most sandboxes",
+    "io_uring_enter": "a large kernel interface, refused by most sandboxes",
+    "io_uring_register": "a large kernel interface, refused by most sandboxes",
+    "bpf": "kernel programs",
+    "keyctl": "kernel keyrings are shared by user id",
+    "add_key": "kernel keyrings are shared by user id",
+    "request_key": "kernel keyrings are shared by user id",
+    "syslog": "the kernel's log",
+    "open_by_handle_at": "opens files by handle, around the mounts",
+    # The page cache is shared by every sandbox and outlives processes: a bot evicted
+    # the pages of a shared file, touched some, and a later process, of another match,
+    # read which were resident.
+    "mincore": "tells which pages of a shared file are in the page cache",
+    "cachestat": "tells how much of a shared file is in the page cache",
+    "fadvise64": "evicts a shared file's pages from the page cache",
+    "fadvise64_64": "evicts a shared file's pages from the page cache",
+    "process_madvise": "evicts pages of another process's files",
+}
+# fcntl commands refused: record locks (classic and open-file-description), leases and
+# directory notifications, each a signal through a shared inode like flock (fcntl64 is
+# 32-bit x86's name for fcntl).
+DENIED_FCNTL: dict[str, int] = {
+    "F_GETLK": fcntl.F_GETLK,
+    "F_SETLK": fcntl.F_SETLK,
+    "F_SETLKW": fcntl.F_SETLKW,
+    "F_OFD_GETLK": fcntl.F_OFD_GETLK,
+    "F_OFD_SETLK": fcntl.F_OFD_SETLK,
+    "F_OFD_SETLKW": fcntl.F_OFD_SETLKW,
+    "F_SETLEASE": fcntl.F_SETLEASE,
+    "F_GETLEASE": fcntl.F_GETLEASE,
+    "F_NOTIFY": fcntl.F_NOTIFY,
+}
+# madvise advice refused: evicting a mapped shared file's pages from the page cache.
+# (Allocators' advice, such as MADV_DONTNEED and MADV_FREE, works.)
+DENIED_MADVISE: dict[str, int] = {"MADV_COLD": 20, "MADV_PAGEOUT": 21}
+# Calls refused for some values of one argument: names, the argument's index, the values.
+DENIED_VALUES: tuple[tuple[tuple[str, ...], int, dict[str, int]], ...] = (
+    (("fcntl", "fcntl64"), 1, DENIED_FCNTL),
+    (("madvise",), 2, DENIED_MADVISE),
+)
+INSTALL_FIX = "install libseccomp (apt-get install libseccomp2)"
+
+
+class SeccompUnavailable(RuntimeError):
+    """libseccomp cannot be loaded or cannot build the filter; the message says why."""
+
+
+@functools.cache
+def program() -> bytes:
+    """The filter as the BPF program bubblewrap loads, built once per process. Raises
+    SeccompUnavailable."""
+    return _export("export_bpf")
+
+
+def describe() -> str:
+    """The filter in libseccomp's readable pseudo code, per architecture."""
+    return _export("export_pfc").decode()
+
+
+def _export(how: str) -> bytes:
+    rules = _rules()
+    try:
+        with os.fdopen(os.memfd_create("arena-seccomp-build"), "w+b") as out:
+            getattr(rules, how)(out)
+            out.seek(0)
+            return out.read()
+    except OSError as exc:
+        raise SeccompUnavailable(f"libseccomp cannot write the bots' filter ({exc})") from exc
+
+
+def _rules() -> Any:
+    try:
+        import pyseccomp as seccomp
+    except (ImportError, OSError, RuntimeError) as exc:  # pyseccomp: "Unable to find libseccomp"
+        raise SeccompUnavailable(f"libseccomp cannot be loaded ({exc}): {INSTALL_FIX}") from exc
+    refuse = seccomp.ERRNO(errno.EPERM)
+    try:
+        rules = seccomp.SyscallFilter(seccomp.ALLOW)
+        if seccomp.system_arch() == seccomp.Arch.X86_64:
+            # Without these, a bot could make a refused call through 32-bit x86's or
+            # x32's entry points; with them, those calls are refused there too. Added
+            # before the rules, which libseccomp then writes for every architecture.
+            for arch in (seccomp.Arch.X86, seccomp.Arch.X32):
+                rules.add_arch(arch)
+        # A call with no number on the native architecture (fcntl64 on x86-64) has a
+        # negative pseudo number, which libseccomp applies wherever the call exists.
+        for name in DENIED_CALLS:
+            rules.add_rule(refuse, name)
+        for names, index, values in DENIED_VALUES:
+            for value in values.values():
+                # Masked: the kernel reads these arguments as 32 bits, so a plain 64-bit
+                # comparison is passed by the same value with high bits set.
+                low = seccomp.Arg(index, seccomp.MASKED_EQ, 0xFFFF_FFFF, value)
+                for name in names:
+                    rules.add_rule(refuse, name, low)
+    except (OSError, ValueError) as exc:
+        raise SeccompUnavailable(f"libseccomp cannot build the bots' filter ({exc})") from exc
+    return rules
+
+
+@contextmanager
+def filter_file() -> Iterator[int]:
+    """A file descriptor holding ``program()`` from its start, for ``bwrap --seccomp``;
+    closed on leaving (the child that bubblewrap runs in keeps its own copy)."""
+    data = program()
+    fd = os.memfd_create("arena-seccomp")  # close-on-exec: passed on with pass_fds
+    try:
+        os.write(fd, data)
+        os.lseek(fd, 0, os.SEEK_SET)
+        yield fd
+    finally:
+        os.close(fd)

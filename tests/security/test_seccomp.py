@@ -1,0 +1,221 @@
+"""The bots' system-call filter (arena/seccomp.py), with real sandboxed processes: every
+call it names is refused inside bwrap while the calls bots need still work, the same
+probes get through bwrap without the filter (so they can fail), and the lock channel two
+red-team bots used between sandboxes is closed. The spy's tournament checks the filter
+on the arena's own launches (tests/security/test_hostile_bots.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import secrets
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.sandbox import (
+    Sandbox,
+    SandboxError,
+    _runtime_paths,
+    bwrap_arguments,
+    resolve,
+    sandbox_env,
+)
+from arena.seccomp import DENIED_CALLS, describe
+from tests.security.conftest import BOTS, REFUSED, needs_bwrap, run_sandboxed
+
+pytestmark = [
+    needs_bwrap,
+    pytest.mark.skipif(
+        platform.machine() != "x86_64", reason="the probe makes its calls by x86-64 numbers"
+    ),
+]
+PROBE = ["python", "kernel_probe.py"]
+# Calls bwrap alone lets through (the probe's arguments make them succeed there).
+OPEN_WITHOUT_THE_FILTER = (
+    "ptrace",
+    "flock",
+    "inotify_init",
+    "inotify_init1",
+    "F_GETLK",
+    "F_SETLK",
+    "F_SETLKW",
+    "F_OFD_GETLK",
+    "F_OFD_SETLK",
+    "F_OFD_SETLKW",
+    "F_SETLEASE",
+    "F_GETLEASE",
+    "F_NOTIFY",
+    "F_SETLK high bits",
+    "process_vm_readv",
+    "add_key",
+    "keyctl",
+    "mincore",
+    "cachestat",
+    "fadvise64",
+    "MADV_COLD",
+    "MADV_PAGEOUT",
+)
+
+
+def unfiltered(sandbox: Sandbox, command: list[str], cwd: Path = BOTS) -> list[str]:
+    """The sandbox's command line with everything but the filter."""
+    assert sandbox.bwrap is not None
+    return [sandbox.bwrap, *bwrap_arguments(str(cwd), (), (), _runtime_paths()), *command]
+
+
+def start(argv: list[str], sandbox: Sandbox, pass_fds: tuple[int, ...]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        argv,
+        env=sandbox_env(sandbox, {}),
+        pass_fds=pass_fds,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_every_call_the_filter_names_is_refused_and_ordinary_ones_work() -> None:
+    done = run_sandboxed(resolve("bwrap"), [*PROBE, "calls"], str(BOTS))
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert set(REFUSED) <= found.keys(), "a call added to the filter needs a probe"
+    checked = sorted({*REFUSED, "F_SETLK high bits"})
+    assert {name: found[name] for name in checked} == dict.fromkeys(checked, "EPERM")
+    assert found["F_GETFL"] == "ok" and found["F_DUPFD_CLOEXEC"] == "ok"
+
+
+def test_without_the_filter_the_same_probes_get_through() -> None:
+    """The probes are sound: under bwrap alone a bot locks shared files, watches them,
+    takes leases, adds kernel keys, reads and evicts the page cache's pages of shared
+    files and traces its sandbox's init (which kept it alive past the arena)."""
+    sandbox = resolve("bwrap")
+    done = subprocess.run(
+        unfiltered(sandbox, [*PROBE, "calls"]),
+        env=sandbox_env(sandbox, {}),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert {n: found[n] for n in OPEN_WITHOUT_THE_FILTER} == dict.fromkeys(
+        OPEN_WITHOUT_THE_FILTER, "ok"
+    )
+
+
+def run_probe(
+    sandbox: Sandbox, filtered: bool, *args: str, cwd: Path = BOTS
+) -> subprocess.CompletedProcess[str]:
+    if filtered:
+        return run_sandboxed(sandbox, [*PROBE, *args], str(cwd))
+    argv = unfiltered(sandbox, [*PROBE, *args], cwd)
+    env = sandbox_env(sandbox, {})
+    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("filtered", [True, False], ids=["with the filter", "without"])
+def test_two_sandboxes_cannot_signal_through_a_lock(filtered: bool) -> None:
+    """One sandbox holds a lock on a file both see (read-only, as the runtime is); the
+    other asks whether it could take it: one bit per question, the channel a red-team bot
+    passed its opponent's hand over. Without the filter the bit gets across."""
+    sandbox = resolve("bwrap")
+    if filtered:
+        with sandbox.launch([*PROBE, "hold"], str(BOTS)) as launch:
+            holder = start(launch.argv, sandbox, launch.pass_fds)
+    else:
+        holder = start(unfiltered(sandbox, [*PROBE, "hold"]), sandbox, ())
+    try:
+        assert holder.stdout is not None
+        held = holder.stdout.readline().strip()
+        watched = run_probe(sandbox, filtered, "watch")
+    finally:
+        holder.kill()
+        holder.communicate()
+    assert watched.returncode == 0, watched.stderr
+    expected = ("EPERM", "EPERM") if filtered else ("ok", "locked")
+    assert (held, watched.stdout.strip()) == expected
+
+
+@pytest.mark.parametrize("filtered", [True, False], ids=["with the filter", "without"])
+def test_two_sandboxes_cannot_pass_text_through_a_kernel_key(filtered: bool) -> None:
+    """Kernel keys outlive the process that adds them, and /proc/keys lists every key a
+    user id may view, from any sandbox: a key's name carried a hand from one sandbox to
+    the next, after the first had exited."""
+    sandbox = resolve("bwrap")
+    text = f"QS7H2C{secrets.token_hex(4)}"
+    posted = run_probe(sandbox, filtered, "post", text)
+    read = run_probe(sandbox, filtered, "read")
+    assert read.returncode == 0, read.stderr
+    found = read.stdout.split()
+    if filtered:
+        assert (posted.stdout.strip(), text in found) == ("EPERM", False)
+    else:
+        assert (posted.stdout.strip(), text in found) == ("ok", True)
+
+
+@pytest.mark.parametrize("filtered", [True, False], ids=["with the filter", "without"])
+def test_the_page_cache_carries_nothing_from_one_sandbox_to_the_next(
+    tmp_path: Path, filtered: bool
+) -> None:
+    """The page cache is shared by every sandbox and outlives processes: one evicts a
+    shared file's pages and reads pages 3, 7 and 11; a later one, of another match, asks
+    the kernel which pages are resident. Without the filter the three numbers get across
+    (pages of a file no one else reads: 16 of them, written here)."""
+    shutil.copy(BOTS / "kernel_probe.py", tmp_path / "kernel_probe.py")
+    pages = tmp_path / "pages.bin"
+    with pages.open("wb") as out:
+        out.write(secrets.token_bytes(16 * 4096))
+        out.flush()
+        os.fsync(out.fileno())  # clean pages: eviction drops only those
+    sandbox = resolve("bwrap")
+    steps = [("evict",), ("touch", "3,7,11"), ("resident",)]
+    said = []
+    for step in steps:
+        done = run_probe(sandbox, filtered, step[0], str(pages), *step[1:], cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        said.append(done.stdout.strip())
+    if not filtered and said[2] == ",".join(map(str, range(16))):
+        pytest.skip("the file system of the test's folder keeps its pages (tmpfs?)")
+    expected = ["EPERM", "ok", "EPERM"] if filtered else ["ok", "ok", "3,7,11"]
+    assert said == expected
+
+
+def test_the_filter_covers_32_bit_and_x32_entry_points() -> None:
+    """A bot could make a refused call through 32-bit x86's (int 0x80) or x32's entry
+    point, under other numbers; the filter has rules for each architecture (libseccomp's
+    own reading of it), and a call from any other is refused outright."""
+    text = describe()
+    for arch in ("x86_64", "x86", "x32"):
+        assert f"# filter for arch {arch} (" in text
+    for name in DENIED_CALLS:
+        assert text.count(f'filter for syscall "{name}"') == 3, name  # names x86 only, too
+    assert text.count('filter for syscall "fcntl64"') == 3  # x86's own name for fcntl
+    assert "# invalid architecture action\naction KILL;" in text
+
+
+def test_without_libseccomp_the_sandbox_refuses_and_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No bot runs under bwrap without its filter: a machine without libseccomp gets the
+    cause and the fixes, as for a missing bubblewrap."""
+    import ctypes.util
+
+    from arena import seccomp
+
+    sandbox = resolve("bwrap")
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: None)
+    monkeypatch.delitem(sys.modules, "pyseccomp", raising=False)
+    seccomp.program.cache_clear()
+    try:
+        with pytest.raises(SandboxError) as caught, sandbox.launch(["true"], str(BOTS)):
+            pass
+    finally:
+        seccomp.program.cache_clear()
+    text = str(caught.value)
+    assert "libseccomp cannot be loaded" in text and "apt-get install libseccomp2" in text
+    assert "--sandbox none" in text
