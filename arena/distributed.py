@@ -10,13 +10,15 @@ can run twice without harm. When a worker dies mid-match, Dask runs the match ag
 another worker; the lost attempt leaves no trace and is charged to no bot.
 
 Submitted bots travel as artifacts: the arena process sends each archive into the
-cluster once, and a worker unpacks it (checked against its sha256) into its own cache.
+cluster once (again, with the matches Dask cancelled, if a worker dies with its last
+copy), and a worker unpacks it (checked against its sha256) into its own cache.
 A plain-command bot runs only where its path exists, so a cluster run refuses it unless
 told every worker has it.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import logging
 import os
@@ -29,6 +31,8 @@ from arena.sandbox import SandboxError
 from arena.store import Entrant, Store
 
 INSTALL_HINT = "install it with: pip install 'card-arena[dask]' (or scripts/bootstrap dask)"
+# How often a match is sent before its cancellation by Dask (a lost archive) is an error.
+MAX_SENDS = 4
 
 
 @dataclass(frozen=True)
@@ -94,37 +98,59 @@ async def play_on_dask(
 
     async with _client(distributed, options) as client:
         await client.register_plugin(ArenaWorkerPlugin())
-        shas = sorted({e.sha256 for j in jobs for e in j.entrants if e.sha256})
-        # A copy on every worker: scattered data has no task to recompute it, so with one
-        # copy a killed worker would cancel every match still waiting for that archive
-        # ("already forgotten"; dask/distributed#3149).
-        sent = {
-            sha: await client.scatter(store.submissions.archive(sha), hash=False, broadcast=True)
-            for sha in shas
-        }
+        sent: dict[str, Any] = {}  # sha256 -> the archive's future in the cluster
 
-        def submit(job: MatchJob) -> Any:
-            archives = {e.sha256: sent[e.sha256] for e in job.entrants if e.sha256}
-            return client.submit(
-                play_on_worker, job, settings, archives, key=f"match-{job.match_id}", pure=False
-            )
+        async def send_archives(job: MatchJob) -> dict[str, Any]:
+            """The job's archives in the cluster, sent where not there yet."""
+            for sha in {e.sha256 for e in job.entrants if e.sha256}:
+                if sha not in sent:
+                    # A copy on every worker; Dask's memory manager may drop all but one
+                    # later, and scattered data has no task to compute it again, so a
+                    # worker killed with the last copy loses it (see the resend below).
+                    sent[sha] = await client.scatter(
+                        store.submissions.archive(sha), hash=False, broadcast=True
+                    )
+            return {e.sha256: sent[e.sha256] for e in job.entrants if e.sha256}
 
         # One match of a deal in flight at a time (DealTurns); the workers' places are
         # filled from other deals, and a deal's next match is sent when one comes back.
         turns = DealTurns(jobs)
-        in_flight: dict[Any, int] = {}  # future -> its deal's seed
+        in_flight: dict[Any, tuple[MatchJob, dict[str, Any]]] = {}  # future -> job, archives
+        sends: collections.Counter[str] = collections.Counter()  # match id -> times sent
         completed = distributed.as_completed()
 
-        def send_what_may_go() -> None:
-            while (job := turns.take(in_flight.values())) is not None:
-                future = submit(job)
-                in_flight[future] = job.plan.seed
-                completed.add(future)
+        async def send(job: MatchJob) -> None:
+            sends[job.match_id] += 1
+            archives = await send_archives(job)
+            key = f"match-{job.match_id}-{sends[job.match_id]}"
+            future = client.submit(play_on_worker, job, settings, archives, key=key, pure=False)
+            in_flight[future] = (job, archives)
+            completed.add(future)
 
-        send_what_may_go()
+        async def send_what_may_go() -> None:
+            playing = [j.plan.seed for j, _ in in_flight.values()]
+            while (job := turns.take(playing)) is not None:
+                await send(job)
+                playing.append(job.plan.seed)
+
+        await send_what_may_go()
         try:
             async for future in completed:
-                del in_flight[future]
+                job, archives = in_flight.pop(future)
+                if future.status == "cancelled":  # by Dask: an archive was lost with a worker
+                    for sha, archive in archives.items():
+                        if sent.get(sha) is archive:
+                            del sent[sha]  # sent again with the match
+                    if sends[job.match_id] < MAX_SENDS:
+                        await send(job)
+                    else:
+                        errors.append(
+                            f"match {job.match_id}: cancelled by Dask {MAX_SENDS} times "
+                            "(its bots' archives were lost with workers); resume the "
+                            "tournament to play it"
+                        )
+                        await send_what_may_go()
+                    continue
                 try:
                     played = await future
                 except SandboxError as exc:  # a worker that cannot confine bots
@@ -134,7 +160,7 @@ async def play_on_dask(
                 elif save(played):
                     await client.cancel(list(in_flight))
                     break
-                send_what_may_go()
+                await send_what_may_go()
         except BaseException:
             await client.cancel(list(in_flight))
             raise
