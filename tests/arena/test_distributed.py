@@ -5,6 +5,7 @@ mid-tournament, or the arena process killed and resumed."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -99,13 +100,32 @@ def cluster(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen[bytes]]
 
 
 @pytest.fixture
+def one_worker_cluster(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen[bytes]]]]:
+    """A `dask scheduler` and one `dask worker`, on 127.0.0.1 only."""
+    yield from _cluster(tmp_path, {}, workers=1)
+
+
+@pytest.fixture
 def cluster_without_bwrap(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen[bytes]]]]:
     """The same, with workers that find no bubblewrap."""
     yield from _cluster(tmp_path, {"ARENA_BWRAP": str(tmp_path / "no-bwrap")})
 
 
+def start_worker(
+    address: str, name: str, tmp_path: Path, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """A `dask worker` process on 127.0.0.1, named ``name``."""
+    return subprocess.Popen(
+        [*dies_with_tests(), sys.executable, "-m", "distributed.cli.dask_worker",
+         address, "--host", "127.0.0.1", "--nthreads", "2", "--no-nanny", "--name", name,
+         "--no-dashboard", "--local-directory", str(tmp_path / name)],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
+    )  # fmt: skip
+
+
 def _cluster(
-    tmp_path: Path, worker_env: dict[str, str]
+    tmp_path: Path, worker_env: dict[str, str], workers: int = 2
 ) -> Iterator[tuple[str, list[subprocess.Popen[bytes]]]]:
     procs: list[subprocess.Popen[bytes]] = []
     dask = [*dies_with_tests(), sys.executable, "-m", "distributed.cli.dask_scheduler"]
@@ -122,16 +142,8 @@ def _cluster(
         time.sleep(0.1)
     address = json.loads(address_file.read_text())["address"]
     assert address.startswith("tcp://127.0.0.1:")
-    for n in range(2):
-        procs.append(
-            subprocess.Popen(
-                [*dies_with_tests(), sys.executable, "-m", "distributed.cli.dask_worker",
-                 address, "--host", "127.0.0.1", "--nthreads", "2", "--no-nanny", "--name", f"w{n}",
-                 "--no-dashboard", "--local-directory", str(tmp_path / f"w{n}")],
-                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                env={**os.environ, **worker_env},
-            )
-        )  # fmt: skip
+    for n in range(workers):
+        procs.append(start_worker(address, f"w{n}", tmp_path, worker_env))
     yield address, procs
     for proc in procs:
         proc.terminate()
@@ -187,6 +199,42 @@ def test_cluster_fetches_artifacts_and_survives_a_killed_worker(
     assert unpacked and all(
         p.read_bytes() == (tmp_path / "subbot" / "bot.py").read_bytes() for p in unpacked
     )
+
+
+def test_a_worker_killed_with_the_only_copy_of_an_archive_costs_nothing(
+    in_process: tuple[list[Any], list[Any]],
+    tmp_path: Path,
+    one_worker_cluster: tuple[str, list[subprocess.Popen[bytes]]],
+) -> None:
+    """Scattered data has no task to compute it again: when the worker holding a
+    submitted bot's only archive dies (Dask's memory manager keeps one copy where no
+    waiting match needs more), Dask cancels every match waiting for it ("lost
+    dependencies"), which stopped the tournament with a traceback. Here the only worker
+    dies mid-tournament and a new one joins: the arena sends the archive and the
+    cancelled matches again, and the results are those played in process."""
+    address, procs = one_worker_cluster
+    wait_for_workers(address, 1)
+    db = tmp_path / "arena.db"
+    prepare(db, tmp_path)
+    runner = subprocess.Popen(
+        [*dies_with_tests(), sys.executable, "-m", "arena.cli", *RUN, "--cluster", address,
+         "--shared-bots", "--db", str(db)],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and runner.poll() is None:
+        with contextlib.suppress(sqlite3.OperationalError):
+            if len(results(db)) >= 2:  # the archive is on the worker, matches in flight
+                break
+        time.sleep(0.05)
+    _scheduler, worker = procs
+    worker.send_signal(signal.SIGKILL)
+    worker.wait()
+    procs.append(start_worker(address, "w1", tmp_path))
+    _, stderr = runner.communicate(timeout=300)
+    assert runner.returncode == 0, stderr.decode()
+    assert (results(db), ratings(db)) == in_process
+    assert {w.split("@")[0] for w in workers_of(db)} == {"w0", "w1"}  # name@host
 
 
 SPY = """
