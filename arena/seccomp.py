@@ -5,8 +5,9 @@ kernel shares. Processes of different sandboxes open the same inodes (the read-o
 runtime, the SDK), so a file lock, a lease or a change notification on one is a signal
 from one sandbox to another: a red-team bot passed its opponent's hand to its own process
 at the other table of the deal with ``flock``. Kernel keys and the page cache are shared
-too, and outlive the process: a key's name, or which pages of a shared file are cached,
-carried text from one sandbox to a later one. And a bot's processes share its user id
+too: a key's name carried text from one sandbox to another, and which pages of a shared
+file are cached carried it to a later process, after the first had exited. And a bot's
+processes share its user id
 with its sandbox's init, so ``ptrace`` let a red-team bot clear the signal that kills the
 sandbox when the arena dies. A card-game bot needs none of these calls, nor the kernel
 interfaces below that sandboxes commonly refuse; each is answered EPERM ("Operation not

@@ -13,6 +13,7 @@ import secrets
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -118,44 +119,51 @@ def run_probe(
     return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
 
 
+def start_probe(sandbox: Sandbox, filtered: bool, *args: str) -> subprocess.Popen[str]:
+    """The probe in the background, in the sandbox with or without the filter."""
+    if not filtered:
+        return start(unfiltered(sandbox, [*PROBE, *args]), sandbox, ())
+    with sandbox.launch([*PROBE, *args], str(BOTS)) as launch:
+        return start(launch.argv, sandbox, launch.pass_fds)
+
+
+def while_running(sender: subprocess.Popen[str], receive: Callable[[], str]) -> tuple[str, str]:
+    """What ``sender`` printed first, and what ``receive`` got while it ran on."""
+    try:
+        assert sender.stdout is not None
+        sent = sender.stdout.readline().strip()
+        return sent, receive()
+    finally:
+        sender.kill()
+        sender.communicate()
+
+
+def received(sandbox: Sandbox, filtered: bool, *args: str) -> str:
+    done = run_probe(sandbox, filtered, *args)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
 @pytest.mark.parametrize("filtered", [True, False], ids=["with the filter", "without"])
 def test_two_sandboxes_cannot_signal_through_a_lock(filtered: bool) -> None:
     """One sandbox holds a lock on a file both see (read-only, as the runtime is); the
     other asks whether it could take it: one bit per question, the channel a red-team bot
     passed its opponent's hand over. Without the filter the bit gets across."""
     sandbox = resolve("bwrap")
-    if filtered:
-        with sandbox.launch([*PROBE, "hold"], str(BOTS)) as launch:
-            holder = start(launch.argv, sandbox, launch.pass_fds)
-    else:
-        holder = start(unfiltered(sandbox, [*PROBE, "hold"]), sandbox, ())
-    try:
-        assert holder.stdout is not None
-        held = holder.stdout.readline().strip()
-        watched = run_probe(sandbox, filtered, "watch")
-    finally:
-        holder.kill()
-        holder.communicate()
-    assert watched.returncode == 0, watched.stderr
-    expected = ("EPERM", "EPERM") if filtered else ("ok", "locked")
-    assert (held, watched.stdout.strip()) == expected
+    holder = start_probe(sandbox, filtered, "hold")
+    outcome = while_running(holder, lambda: received(sandbox, filtered, "watch"))
+    assert outcome == (("EPERM", "EPERM") if filtered else ("ok", "locked"))
 
 
 @pytest.mark.parametrize("filtered", [True, False], ids=["with the filter", "without"])
 def test_two_sandboxes_cannot_pass_text_through_a_kernel_key(filtered: bool) -> None:
-    """Kernel keys outlive the process that adds them, and /proc/keys lists every key a
-    user id may view, from any sandbox: a key's name carried a hand from one sandbox to
-    the next, after the first had exited."""
+    """/proc/keys lists every key a user id may view, from any sandbox: while one
+    sandbox holds a key, its name carries text (a hand) to another."""
     sandbox = resolve("bwrap")
     text = f"QS7H2C{secrets.token_hex(4)}"
-    posted = run_probe(sandbox, filtered, "post", text)
-    read = run_probe(sandbox, filtered, "read")
-    assert read.returncode == 0, read.stderr
-    found = read.stdout.split()
-    if filtered:
-        assert (posted.stdout.strip(), text in found) == ("EPERM", False)
-    else:
-        assert (posted.stdout.strip(), text in found) == ("ok", True)
+    poster = start_probe(sandbox, filtered, "post", text)
+    posted, read = while_running(poster, lambda: received(sandbox, filtered, "read"))
+    assert (posted, text in read.split()) == (("EPERM", False) if filtered else ("ok", True))
 
 
 @pytest.mark.parametrize("filtered", [True, False], ids=["with the filter", "without"])

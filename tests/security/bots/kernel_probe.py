@@ -12,9 +12,10 @@ ends of the channel a red-team bot used to pass cards between tables.
 ``python kernel_probe.py evict|touch|resident FILE [PAGES]``: the page cache as a
 channel: evicts a shared file's pages, reads the pages listed ("3,7,11"), or prints
 which are resident.
-``python kernel_probe.py post TEXT``: adds a kernel key named after TEXT and prints the
-outcome; ``python kernel_probe.py read``: prints the TEXT of any such key it finds in
-/proc/keys (which lists every key its user id may view, from any sandbox), or "nothing".
+``python kernel_probe.py post TEXT``: adds a kernel key named after TEXT, prints the
+outcome and keeps the key for 5 s; ``python kernel_probe.py read``: prints the TEXT of any
+such key it finds in /proc/keys (which lists every key its user id may view, from any
+sandbox), or "nothing".
 """
 
 from __future__ import annotations
@@ -172,7 +173,9 @@ def main() -> None:
         print(page_cache(mode, *sys.argv[2:]), flush=True)
         return
     if mode == "post":
-        print(call("add_key", b"user", (KEY_PREFIX + sys.argv[2]).encode(), b"x", 1, -3))
+        outcome = call("add_key", b"user", (KEY_PREFIX + sys.argv[2]).encode(), b"x", 1, -3)
+        print(outcome, flush=True)
+        time.sleep(5)  # the key lives as long as this sandbox's keyrings do
         return
     if mode == "read":
         with open("/proc/keys") as keys:
