@@ -12,8 +12,8 @@ namespace, so /proc shows only its processes and it can signal nothing else), ru
 ``nobody`` in its own user namespace with every capability dropped and no further user
 namespaces, starts a new session (no terminal to inject keystrokes into) and dies with the
 arena. A seccomp filter (arena/seccomp.py) refuses the system calls that reach across
-sandboxes anyway: tracing, file locks and change notifications on shared files. Its
-environment is exactly what the arena sets. docs/security.md states what each mode
+sandboxes anyway: tracing, file locks and change notifications on shared files, kernel
+keys, the page cache's state. Its environment is exactly what the arena sets. docs/security.md states what each mode
 guarantees.
 """
 

@@ -156,11 +156,12 @@ class Submissions:
     # ---- versions -------------------------------------------------------------
 
     def check_owner(self, name: str, submitter: str) -> None:
-        """Refuse ``name`` if its versions belong to another submitter."""
+        """Refuse ``name`` if its versions belong to another submitter (not named: the
+        refusal reaches any token holder, and submitters are not public)."""
         owner = self.owner(name)
         if owner is not None and owner != submitter:
             raise NameTaken(
-                f"the bot name {name!r} belongs to submitter {owner!r}; choose another name"
+                f"the bot name {name!r} belongs to another submitter; choose another name"
             )
 
     def submit(self, name: str, artifact: Artifact, submitter: str) -> BotVersion:

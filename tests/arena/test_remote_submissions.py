@@ -106,7 +106,12 @@ def test_submit_bot_rpc(submissions_server: tuple[Path, str, str, str]) -> None:
     refusals = [
         (None, {"name": "zbot", "archive": bot_zip()}, grpc.StatusCode.UNAUTHENTICATED, "token"),
         ("wrong", {"name": "zbot", "archive": bot_zip()}, grpc.StatusCode.UNAUTHENTICATED, "token"),
-        (bob, {"name": "zbot", "archive": bot_zip()}, grpc.StatusCode.PERMISSION_DENIED, "alice"),
+        (
+            bob,
+            {"name": "zbot", "archive": bot_zip()},
+            grpc.StatusCode.PERMISSION_DENIED,
+            "another submitter",
+        ),
         (bob, {"name": "b", "archive": b"nope"}, grpc.StatusCode.INVALID_ARGUMENT, "not a .zip"),
         (
             bob,
@@ -217,7 +222,8 @@ def test_upload_bot_refuses_what_is_not_one_upload(
     # The name is the submitter's who first used it, as with SubmitBot.
     assert upload(address, alice, upload_requests(archive, name="a")).version == 1
     code, details = refusal(lambda: upload(address, bob, upload_requests(archive, name="a")))
-    assert code == grpc.StatusCode.PERMISSION_DENIED and "alice" in details
+    assert code == grpc.StatusCode.PERMISSION_DENIED and "another submitter" in details
+    assert "alice" not in details  # submitters are not public
     assert stored(db) == [("a", 1, "alice")]
 
 
@@ -325,7 +331,7 @@ def test_uploads_at_once_stay_within_the_quota(
     ("name", "refusal"),
     [
         ("plain", "is a plain-command bot"),
-        ("bobs", "belongs to submitter 'bob'"),
+        ("bobs", "belongs to another submitter"),
         ("<b>x", "up to 64"),
     ],
 )
@@ -416,7 +422,7 @@ def test_upload_form_in_chromium(web: tuple[Path, str, str, str], tmp_path: Path
         taken = send(page, "webbot", bob, good)
         assert (
             taken
-            == "refused: the bot name 'webbot' belongs to submitter 'alice'; choose another name"
+            == "refused: the bot name 'webbot' belongs to another submitter; choose another name"
         )
         browser.close()
     assert stored(db) == [("webbot", 1, "alice")]

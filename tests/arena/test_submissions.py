@@ -225,7 +225,8 @@ def test_a_name_belongs_to_its_first_submitter(tmp_path: Path) -> None:
     source = str(write_bot(tmp_path / "b", "x"))
     arena(db, "bots", "submit", "alicebot", source, "--submitter", "alice")
     taken = arena(db, "bots", "submit", "alicebot", source, check=False)
-    assert taken.returncode == 2 and "belongs to submitter 'alice'" in taken.stderr
+    assert taken.returncode == 2 and "belongs to another submitter" in taken.stderr
+    assert "submitter 'alice'" not in taken.stderr  # submitters are not public
     clash = arena(db, "bots", "add", "alicebot", "--game", "golf", "--", "true", check=False)
     assert clash.returncode == 2 and "submitted bot" in clash.stderr
     arena(db, "bots", "submit", "alicebot", source, "--submitter", "alice")
