@@ -173,8 +173,15 @@ def bwrap_arguments(
         "arena-bot",
         "--proc",
         "/proc",
+        *_proc_covers(),
         "--dev",
         "/dev",
+        # No terminals: the global count of open ones (/proc/sys/kernel/pty/nr, and the
+        # pty numbers themselves) was a noise-free channel between sandboxes.
+        "--ro-bind",
+        "/dev/null",
+        "/dev/ptmx",
+        *_read_only_tmpfs("/dev/pts"),
         *_sized_tmpfs("/dev/shm", None if scratch_bytes is None else min(scratch_bytes, SHM_BYTES)),
         *_sized_tmpfs(SCRATCH, scratch_bytes),
         "--ro-bind",
@@ -209,6 +216,48 @@ def bwrap_arguments(
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]
     return [*args, "--"]
+
+
+# /proc's folders of system-wide settings and state that no bot needs; its own pid
+# namespace's /proc/sysvipc stays (its IPC namespace is its own).
+_PROC_KEPT_FOLDERS = ("sysvipc",)
+# Files in /proc that list the kernel's keys (and so the keys of other sandboxes).
+_PROC_KEY_FILES = ("keys", "key-users")
+
+
+@functools.cache
+def _proc_covers() -> tuple[str, ...]:
+    """bubblewrap's options that hide the parts of the bot's /proc that reach the host.
+
+    Where the arena runs as root, a bot is uid 0 to the kernel outside its namespace, and
+    procfs checks that uid, not capabilities, for much of itself: a red-team bot wrote
+    /proc/sys/kernel/core_pattern (the kernel then ran its program as root on the host),
+    read the flags of every physical page (/proc/kpageflags) and rewrote its sandbox's
+    init through /proc/1/mem, past the refused ptrace, to outlive the arena. Hidden: the
+    sandbox's init (/proc/1), every folder of settings (sys, fs, pressure, ...) behind an
+    empty read-only tmpfs, and every file that is not plainly world-readable (root-only
+    or writable ones: kpageflags, slabinfo, sysrq-trigger, ...) and the key lists, behind
+    /dev/null. The host's /proc tells what the kernel has: the sandbox's is the same."""
+    args = [*_read_only_tmpfs("/proc/1")]
+    try:
+        entries = sorted(os.scandir("/proc"), key=lambda e: e.name)
+    except OSError:
+        return tuple(args)
+    for entry in entries:
+        if entry.name.isdigit() or entry.is_symlink():
+            continue
+        path = f"/proc/{entry.name}"
+        with contextlib.suppress(OSError):
+            if entry.is_dir():
+                if entry.name not in _PROC_KEPT_FOLDERS:
+                    args += _read_only_tmpfs(path)
+            elif entry.name in _PROC_KEY_FILES or stat.S_IMODE(entry.stat().st_mode) != 0o444:
+                args += ["--ro-bind", "/dev/null", path]
+    return tuple(args)
+
+
+def _read_only_tmpfs(path: str) -> list[str]:
+    return ["--tmpfs", path, "--remount-ro", path]
 
 
 def _inside(path: str, folder: str) -> bool:

@@ -11,8 +11,8 @@ processes share its user id
 with its sandbox's init, so ``ptrace`` let a red-team bot clear the signal that kills the
 sandbox when the arena dies. A card-game bot needs none of these calls, nor the kernel
 interfaces below that sandboxes commonly refuse; each is answered EPERM ("Operation not
-permitted"), the same for every architecture the kernel runs (32-bit x86 and x32 on a
-64-bit x86 machine). docs/security.md lists them for bot authors.
+permitted"). A system call of another architecture than the machine's own (32-bit x86's
+on x86-64) kills the thread that makes it. docs/security.md lists them for bot authors.
 
 The filter is built with libseccomp (through ``pyseccomp``) once per process.
 """
@@ -54,12 +54,10 @@ DENIED_CALLS: dict[str, str] = {
     "mincore": "tells which pages of a shared file are in the page cache",
     "cachestat": "tells how much of a shared file is in the page cache",
     "fadvise64": "evicts a shared file's pages from the page cache",
-    "fadvise64_64": "evicts a shared file's pages from the page cache",
     "process_madvise": "evicts pages of another process's files",
 }
 # fcntl commands refused: record locks (classic and open-file-description), leases and
-# directory notifications, each a signal through a shared inode like flock (fcntl64 is
-# 32-bit x86's name for fcntl).
+# directory notifications, each a signal through a shared inode like flock.
 DENIED_FCNTL: dict[str, int] = {
     "F_GETLK": fcntl.F_GETLK,
     "F_SETLK": fcntl.F_SETLK,
@@ -76,7 +74,7 @@ DENIED_FCNTL: dict[str, int] = {
 DENIED_MADVISE: dict[str, int] = {"MADV_COLD": 20, "MADV_PAGEOUT": 21}
 # Calls refused for some values of one argument: names, the argument's index, the values.
 DENIED_VALUES: tuple[tuple[tuple[str, ...], int, dict[str, int]], ...] = (
-    (("fcntl", "fcntl64"), 1, DENIED_FCNTL),
+    (("fcntl",), 1, DENIED_FCNTL),
     (("madvise",), 2, DENIED_MADVISE),
 )
 INSTALL_FIX = "install libseccomp (apt-get install libseccomp2)"
@@ -90,19 +88,10 @@ class SeccompUnavailable(RuntimeError):
 def program() -> bytes:
     """The filter as the BPF program bubblewrap loads, built once per process. Raises
     SeccompUnavailable."""
-    return _export("export_bpf")
-
-
-def describe() -> str:
-    """The filter in libseccomp's readable pseudo code, per architecture."""
-    return _export("export_pfc").decode()
-
-
-def _export(how: str) -> bytes:
     rules = _rules()
     try:
         with os.fdopen(os.memfd_create("arena-seccomp-build"), "w+b") as out:
-            getattr(rules, how)(out)
+            rules.export_bpf(out)
             out.seek(0)
             return out.read()
     except OSError as exc:
@@ -116,15 +105,10 @@ def _rules() -> Any:
         raise SeccompUnavailable(f"libseccomp cannot be loaded ({exc}): {INSTALL_FIX}") from exc
     refuse = seccomp.ERRNO(errno.EPERM)
     try:
+        # The native architecture only: a system call through another entry point
+        # (32-bit x86's int 0x80, x32) kills the thread that makes it. Listing those
+        # architectures too left their own calls open (fcntl64's F_SETLK64 took locks).
         rules = seccomp.SyscallFilter(seccomp.ALLOW)
-        if seccomp.system_arch() == seccomp.Arch.X86_64:
-            # Without these, a bot could make a refused call through 32-bit x86's or
-            # x32's entry points; with them, those calls are refused there too. Added
-            # before the rules, which libseccomp then writes for every architecture.
-            for arch in (seccomp.Arch.X86, seccomp.Arch.X32):
-                rules.add_arch(arch)
-        # A call with no number on the native architecture (fcntl64 on x86-64) has a
-        # negative pseudo number, which libseccomp applies wherever the call exists.
         for name in DENIED_CALLS:
             rules.add_rule(refuse, name)
         for names, index, values in DENIED_VALUES:

@@ -39,8 +39,8 @@ needs_bwrap = pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=BWRAP_PROBLEM
 
 
 # What bots/kernel_probe.py asks for and the seccomp filter must refuse: every call and
-# argument value it names, but fadvise64_64, which exists on 32-bit x86 only.
-REFUSED = sorted({*DENIED_CALLS, *DENIED_FCNTL, *DENIED_MADVISE} - {"fadvise64_64"})
+# argument value it names.
+REFUSED = sorted({*DENIED_CALLS, *DENIED_FCNTL, *DENIED_MADVISE})
 
 
 # Where the limits are enforced: the default sandbox (bwrap where it works), none, and none

@@ -6,6 +6,7 @@ tournament, stderr stored with the match it follows, and the size of a bot's /tm
 from __future__ import annotations
 
 import itertools
+import json
 import re
 import shutil
 import textwrap
@@ -228,6 +229,61 @@ def test_nothing_else_is_writable(tmp_path: Path) -> None:
         "/tmp": "writable",
         "/dev/shm": "writable",
     }, done.stdout
+
+
+PROC_PROBE = """
+import json, os
+def tried(path, flags=os.O_RDONLY):
+    try:
+        os.close(os.open(path, flags))
+        return "opened"
+    except OSError as exc:
+        return exc.strerror
+writable = []
+for name in os.listdir("/proc"):
+    path = "/proc/" + name
+    if not name.isdigit() and os.path.isfile(path) and tried(path, os.O_WRONLY) == "opened":
+        writable.append(name)
+print(json.dumps({
+    "core_pattern": tried("/proc/sys/kernel/core_pattern", os.O_WRONLY),
+    "sys": os.listdir("/proc/sys"),
+    "init_memory": tried("/proc/1/mem", os.O_RDWR),
+    "page_flags": tried("/proc/kpageflags"),
+    "keys": tried("/proc/keys"),
+    "terminal": tried("/dev/ptmx", os.O_RDWR),
+    "terminals": os.listdir("/dev/pts"),
+    "writable": writable,
+    "own_status": tried("/proc/self/status"),
+    "meminfo": tried("/proc/meminfo"),
+    "cpus": os.cpu_count(),
+}))
+"""
+
+
+@needs_bwrap
+def test_the_bots_proc_reaches_nothing_of_the_host() -> None:
+    """Where the arena runs as root the bot is uid 0 to the kernel, and procfs checks
+    that uid: a red-team bot wrote /proc/sys/kernel/core_pattern and the kernel ran its
+    program as root on the host; it read every physical page's flags, rewrote its
+    sandbox's init through /proc/1/mem to outlive the arena, and counted the machine's
+    open terminals (a channel between sandboxes). Its own /proc still works."""
+    done = run_sandboxed(resolve("bwrap"), ["python", "-c", PROC_PROBE], str(BOTS))
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen == {
+        "core_pattern": "No such file or directory",
+        "sys": [],
+        "init_memory": "No such file or directory",
+        "page_flags": "Permission denied",
+        "keys": "Permission denied",
+        "terminal": "No such file or directory",
+        "terminals": [],
+        "writable": [],
+        "own_status": "opened",
+        "meminfo": "opened",
+        "cpus": seen["cpus"],
+    }
+    assert seen["cpus"] >= 1
 
 
 @pytest.mark.parametrize(
