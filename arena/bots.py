@@ -23,8 +23,9 @@ import shutil
 import signal
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from arena import cgroups
 from arena.limits import BotLimits as BotLimits  # its home; imported from here too
@@ -259,6 +260,27 @@ def descriptors(pids: Iterable[int]) -> tuple[int, int]:
     return files, sockets
 
 
+T = TypeVar("T")
+
+
+async def _to_the_end(start: Coroutine[Any, Any, T]) -> tuple[T, bool]:
+    """``start``'s result, awaited to its end even if the caller is cancelled meanwhile,
+    and whether it was. For starting a bot: asyncio's own clean-up of a cancelled start
+    kills only the process it started (bwrap) and then waits for the process's pipes to
+    close; bwrap's init, killed before it had asked to die with its parent, lived on with
+    the bot, holding stderr open, and the arena hung on Ctrl-C. A started bot joins the
+    pool, whose close() stops it and everything it started."""
+    task = asyncio.ensure_future(start)
+    cancelled = False
+    while True:
+        try:
+            return await asyncio.shield(task), cancelled
+        except asyncio.CancelledError:
+            if task.done():
+                raise
+            cancelled = True
+
+
 def with_open_files_limit(command: list[str]) -> list[str]:
     """``command`` behind a shell that sets its open-files limit (soft and hard) first."""
     # A hard limit already at or under the limit cannot be raised, and need not be.
@@ -386,15 +408,17 @@ class BotPool:
                         self.limits.max_processes,
                     )
                     command = group.join_command(command)
-                process = await asyncio.create_subprocess_exec(
-                    *command,
-                    cwd=cwd,
-                    env=env,
-                    pass_fds=launch.pass_fds,
-                    stdin=asyncio.subprocess.DEVNULL,
-                    stdout=asyncio.subprocess.DEVNULL,
-                    stderr=asyncio.subprocess.PIPE,
-                    start_new_session=True,
+                process, cancelled = await _to_the_end(
+                    asyncio.create_subprocess_exec(
+                        *command,
+                        cwd=cwd,
+                        env=env,
+                        pass_fds=launch.pass_fds,
+                        stdin=asyncio.subprocess.DEVNULL,
+                        stdout=asyncio.subprocess.DEVNULL,
+                        stderr=asyncio.subprocess.PIPE,
+                        start_new_session=True,
+                    )
                 )
         except (OSError, SandboxError) as exc:
             self.core.retire_player(token)
@@ -404,6 +428,8 @@ class BotPool:
             raise BotLaunchError(f"cannot start bot {entrant.name!r} ({shown}): {exc}") from exc
         bot = BotProcess(entrant, token, process, self.limits, group)
         self.processes[entrant.name].append(bot)
+        if cancelled:  # the arena is stopping: close() stops it with the others
+            raise asyncio.CancelledError
         loop = asyncio.get_running_loop()
         bot.reader = loop.create_task(self._read_stderr(bot))
         self._tasks.append(bot.reader)

@@ -5,20 +5,28 @@ them and kills what is still running in them."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
 import signal
 import sqlite3
 import tempfile
+import uuid
 from pathlib import Path
 
 import pytest
 
+from arena.bots import BotPool
+from arena.sandbox import resolve
+from arena.store import Entrant
+from referee.service import RefereeCore, start_server
 from tests.security.conftest import (
+    BOTS,
     LIMIT_SETTINGS,
     add_escaper,
     add_random,
+    needs_bwrap,
     run_arena,
     start_tournament,
     survivors,
@@ -109,3 +117,34 @@ def test_what_a_killed_arena_left_is_removed_by_the_next_one(tmp_path: Path) -> 
         for pid in survivors(marker):
             os.kill(pid, signal.SIGKILL)
         shutil.rmtree(temp, ignore_errors=True)
+
+
+@needs_bwrap
+def test_a_bot_launch_cancelled_midway_leaves_nothing_and_close_returns() -> None:
+    """Stopping the arena while a bot is being started: asyncio's own clean-up killed
+    only the process it had started (bwrap), then waited for that process's pipes to
+    close; bwrap's init, killed before it had asked to die with its parent, lived on with
+    the bot and held the pipe, and the arena hung (a SIGINT'd tournament did not end in a
+    minute). Each launch here is cancelled at another moment of its start."""
+    marker = f"linger-{uuid.uuid4().hex}"
+    bot = Entrant("linger", ("*",), ("python", "escaper.py", "linger", marker), str(BOTS), "")
+
+    async def cancel_a_launch(after: float) -> None:
+        core = RefereeCore()
+        folder = tempfile.mkdtemp(prefix="cancel-")
+        address = f"unix:{folder}/referee.sock"
+        server = await start_server(core, [address])
+        pool = BotPool(core, address, lambda name: "1", sandbox=resolve("bwrap"), visible=(folder,))
+        try:
+            launch = asyncio.ensure_future(pool.acquire(bot))
+            await asyncio.sleep(after)
+            launch.cancel()
+            await asyncio.wait_for(asyncio.gather(launch, return_exceptions=True), 30)
+            await asyncio.wait_for(pool.close(), 30)
+        finally:
+            await server.stop(0)
+            shutil.rmtree(folder, ignore_errors=True)
+
+    for step in range(80):  # every quarter of a millisecond over the first 20
+        asyncio.run(cancel_a_launch(step / 4000))
+        assert wait_for(lambda: not survivors(marker), 10), f"left running at {step / 4} ms"
