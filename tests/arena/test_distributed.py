@@ -161,6 +161,23 @@ def wait_for_workers(address: str, count: int) -> None:
         client.wait_for_workers(count, timeout=60)
 
 
+def run_on_cluster_until(db: Path, address: str, stored: int) -> subprocess.Popen[bytes]:
+    """The tournament started on the cluster in the background, once ``stored`` of its
+    matches are stored (or it ended, or two minutes passed)."""
+    runner = subprocess.Popen(
+        [*dies_with_tests(), sys.executable, "-m", "arena.cli", *RUN, "--cluster", address,
+         "--shared-bots", "--db", str(db)],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and runner.poll() is None:
+        with contextlib.suppress(sqlite3.OperationalError):
+            if len(results(db)) >= stored:
+                break
+        time.sleep(0.05)
+    return runner
+
+
 def test_cluster_fetches_artifacts_and_survives_a_killed_worker(
     in_process: tuple[list[Any], list[Any]],
     tmp_path: Path,
@@ -174,20 +191,8 @@ def test_cluster_fetches_artifacts_and_survives_a_killed_worker(
     refused = arena(db, *RUN, "--cluster", address, check=False)
     assert refused.returncode == 2 and "plain-command bots (a, b)" in refused.stderr
     assert arena(db, "tournament", "list", "--json").stdout.strip() == "[]"  # nothing made
-    runner = subprocess.Popen(
-        [*dies_with_tests(), sys.executable, "-m", "arena.cli", *RUN, "--cluster", address,
-         "--shared-bots", "--db", str(db)],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )  # fmt: skip
     # Kill one worker once matches are under way; its matches are played again elsewhere.
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and runner.poll() is None:
-        try:
-            if len(results(db)) >= 4:
-                break
-        except sqlite3.OperationalError:
-            pass
-        time.sleep(0.05)
+    runner = run_on_cluster_until(db, address, stored=4)
     procs[1].send_signal(signal.SIGKILL)
     _, stderr = runner.communicate(timeout=300)
     assert runner.returncode == 0, stderr.decode()
@@ -216,17 +221,7 @@ def test_a_worker_killed_with_the_only_copy_of_an_archive_costs_nothing(
     wait_for_workers(address, 1)
     db = tmp_path / "arena.db"
     prepare(db, tmp_path)
-    runner = subprocess.Popen(
-        [*dies_with_tests(), sys.executable, "-m", "arena.cli", *RUN, "--cluster", address,
-         "--shared-bots", "--db", str(db)],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )  # fmt: skip
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and runner.poll() is None:
-        with contextlib.suppress(sqlite3.OperationalError):
-            if len(results(db)) >= 2:  # the archive is on the worker, matches in flight
-                break
-        time.sleep(0.05)
+    runner = run_on_cluster_until(db, address, stored=2)  # the archive is on the worker
     _scheduler, worker = procs
     worker.send_signal(signal.SIGKILL)
     worker.wait()
