@@ -55,9 +55,28 @@ DENIED_CALLS: dict[str, str] = {
     "cachestat": "tells how much of a shared file is in the page cache",
     "fadvise64": "evicts a shared file's pages from the page cache",
     "process_madvise": "evicts pages of another process's files",
+    # The sandbox's /dev holds the host's own device files, which a bot run by a root
+    # arena owns: it set /dev/full's times to 16 bytes of its choice, read back by a
+    # later sandbox, and could chmod /dev/null to 000 for the whole machine.
+    "chmod": "changes the host's device files",
+    "fchmod": "changes the host's device files",
+    "fchmodat": "changes the host's device files",
+    "fchmodat2": "changes the host's device files",
+    "utime": "writes chosen times on the host's device files",
+    "utimes": "writes chosen times on the host's device files",
+    "utimensat": "writes chosen times on the host's device files",
+    "futimesat": "writes chosen times on the host's device files",
+    # POSIX message queues count against one per-user limit that every sandbox shares
+    # (each is the arena's user outside): the bytes one queued, another read exactly.
+    "mq_open": "the per-user message queue limit signals to other sandboxes",
+    "mq_unlink": "the per-user message queue limit signals to other sandboxes",
+    "mq_timedsend": "the per-user message queue limit signals to other sandboxes",
+    "mq_timedreceive": "the per-user message queue limit signals to other sandboxes",
+    "mq_notify": "the per-user message queue limit signals to other sandboxes",
+    "mq_getsetattr": "the per-user message queue limit signals to other sandboxes",
 }
 # fcntl commands refused: record locks (classic and open-file-description), leases and
-# directory notifications, each a signal through a shared inode like flock.
+# directory notifications, each a signal through a shared inode like flock; and pipe sizes.
 DENIED_FCNTL: dict[str, int] = {
     "F_GETLK": fcntl.F_GETLK,
     "F_SETLK": fcntl.F_SETLK,
@@ -68,6 +87,9 @@ DENIED_FCNTL: dict[str, int] = {
     "F_SETLEASE": fcntl.F_SETLEASE,
     "F_GETLEASE": fcntl.F_GETLEASE,
     "F_NOTIFY": fcntl.F_NOTIFY,
+    # Pipe buffers count against one per-user limit too: the pages one sandbox's
+    # enlarged pipes took, another saw as lost headroom.
+    "F_SETPIPE_SZ": fcntl.F_SETPIPE_SZ,
 }
 # madvise advice refused: evicting a mapped shared file's pages from the page cache.
 # (Allocators' advice, such as MADV_DONTNEED and MADV_FREE, works.)

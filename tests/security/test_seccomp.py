@@ -60,6 +60,17 @@ OPEN_WITHOUT_THE_FILTER = (
     "fadvise64",
     "MADV_COLD",
     "MADV_PAGEOUT",
+    "chmod",
+    "fchmod",
+    "fchmodat",
+    "fchmodat2",
+    "utime",
+    "utimes",
+    "utimensat",
+    "futimesat",
+    "mq_open",
+    "mq_unlink",
+    "F_SETPIPE_SZ",
 )
 
 
@@ -192,6 +203,37 @@ def test_the_page_cache_carries_nothing_from_one_sandbox_to_the_next(
         pytest.skip("the file system of the test's folder keeps its pages (tmpfs?)")
     expected = ["EPERM", "ok", "EPERM"] if filtered else ["ok", "ok", "3,7,11"]
     assert said == expected
+
+
+DEVICE_PROBE = """
+import os
+st = os.stat("/dev/full")
+for name, change in (
+    ("chmod", lambda: os.chmod("/dev/full", st.st_mode & 0o7777)),
+    ("utime", lambda: os.utime("/dev/full", ns=(st.st_atime_ns, st.st_mtime_ns))),
+):
+    try:
+        change()
+        print(name, "changed")
+    except OSError as exc:
+        print(name, exc.strerror)
+"""
+
+
+def test_the_hosts_device_files_cannot_be_changed() -> None:
+    """The sandbox's /dev holds the host's own device files, and a bot run by a root
+    arena owns them: a red-team bot wrote 16 bytes of its choice into /dev/full's times
+    (read back by a later sandbox) and could have made /dev/null unusable on the whole
+    machine. Here the bot writes back the values they have, so nothing changes either way."""
+    before = os.stat("/dev/full")
+    done = run_sandboxed(resolve("bwrap"), ["python", "-c", DEVICE_PROBE], str(BOTS))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == [
+        "chmod Operation not permitted",
+        "utime Operation not permitted",
+    ]
+    after = os.stat("/dev/full")
+    assert (after.st_mode, after.st_mtime_ns) == (before.st_mode, before.st_mtime_ns)
 
 
 @pytest.mark.parametrize("entry", ["int80", "x32"])

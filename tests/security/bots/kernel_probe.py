@@ -59,11 +59,26 @@ NUMBERS = {  # x86-64 system call numbers
     "fadvise64": 221,
     "madvise": 28,
     "process_madvise": 440,
+    "chmod": 90,
+    "fchmod": 91,
+    "fchmodat": 268,
+    "fchmodat2": 452,
+    "utime": 132,
+    "utimes": 235,
+    "utimensat": 280,
+    "futimesat": 261,
+    "mq_open": 240,
+    "mq_unlink": 241,
+    "mq_timedsend": 242,
+    "mq_timedreceive": 243,
+    "mq_notify": 244,
+    "mq_getsetattr": 245,
 }
 # Seize, unlike attach, does not stop the init, so the sandbox goes on when the probe
 # exits (and with it the tracing).
 PTRACE_SEIZE = 0x4206
 POSIX_FADV_DONTNEED, MADV_COLD, MADV_PAGEOUT, PAGE = 4, 20, 21, 4096
+AT_FDCWD = -100
 libc.mmap.restype = ctypes.c_void_p
 libc.mmap.argtypes = (
     ctypes.c_void_p,
@@ -92,6 +107,8 @@ def each_call() -> dict[str, str]:
     folder = os.open(os.path.dirname(SHARED), os.O_RDONLY)
     own_path = os.path.join(os.environ.get("TMPDIR", "/tmp"), "lease")
     own = os.open(own_path, os.O_RDONLY | os.O_CREAT, 0o600)
+    own_name = own_path.encode()
+    pipe_end, _ = os.pipe()
     lock = ctypes.create_string_buffer(LOCK)
     mapped = mapping(shared)
     status = ctypes.create_string_buffer(64)
@@ -131,6 +148,23 @@ def each_call() -> dict[str, str]:
         "MADV_COLD": lambda: call("madvise", mapped, PAGE, MADV_COLD),
         "MADV_PAGEOUT": lambda: call("madvise", mapped, PAGE, MADV_PAGEOUT),
         "process_madvise": lambda: call("process_madvise", -1, None, 0, 0, 0),
+        # On a file of its own: the host's device files are what the filter protects,
+        # and these calls would change them without it.
+        "chmod": lambda: call("chmod", own_name, 0o600),
+        "fchmod": lambda: call("fchmod", own, 0o600),
+        "fchmodat": lambda: call("fchmodat", AT_FDCWD, own_name, 0o600),
+        "fchmodat2": lambda: call("fchmodat2", AT_FDCWD, own_name, 0o600, 0),
+        "utime": lambda: call("utime", own_name, None),
+        "utimes": lambda: call("utimes", own_name, None),
+        "utimensat": lambda: call("utimensat", AT_FDCWD, own_name, None, 0),
+        "futimesat": lambda: call("futimesat", AT_FDCWD, own_name, None),
+        "mq_open": lambda: call("mq_open", b"arena-probe", os.O_CREAT | os.O_RDWR, 0o600, None),
+        "mq_unlink": lambda: call("mq_unlink", b"arena-probe"),
+        "mq_timedsend": lambda: call("mq_timedsend", -1, None, 0, 0, None),
+        "mq_timedreceive": lambda: call("mq_timedreceive", -1, None, 0, None, None),
+        "mq_notify": lambda: call("mq_notify", -1, None),
+        "mq_getsetattr": lambda: call("mq_getsetattr", -1, None, None),
+        "F_SETPIPE_SZ": lambda: call("fcntl", pipe_end, fcntl.F_SETPIPE_SZ, 1 << 17),
         # The kernel reads fcntl's command as 32 bits: the same command with high bits set.
         "F_SETLK high bits": lambda: call("fcntl", shared, (1 << 32) | fcntl.F_SETLK, lock),
         # What bots do use must still work: file flags, close-on-exec, duplicates.
