@@ -671,10 +671,11 @@ def _settings_before_the_object(stored: dict[str, Any]) -> dict[str, Any]:
 def database_files(path: str | Path) -> tuple[str, ...]:
     """A database's files by absolute path (with SQLite's journals, the tournaments' run
     locks and the folder submitted bots are unpacked in), which no bot may see: the
-    sandbox hides them."""
-    base = os.path.abspath(path)
+    sandbox hides them. Both as given and with symbolic links resolved: a bot's folder is
+    stored resolved, and the sandbox matches paths as written."""
+    bases = dict.fromkeys((os.path.abspath(path), os.path.realpath(path)))
     suffixes = ("", "-wal", "-shm", "-journal", RUNS_SUFFIX, SUBMISSIONS_SUFFIX)
-    return tuple(base + suffix for suffix in suffixes)
+    return tuple(base + suffix for base in bases for suffix in suffixes)
 
 
 def _stored_settings(row: dict[str, Any]) -> TournamentSettings:

@@ -9,13 +9,14 @@ import itertools
 import json
 import re
 import shutil
+import subprocess
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from arena.sandbox import SandboxError, resolve, tmpfs_size_supported
-from arena.store import Store
+from arena.sandbox import SandboxError, resolve, sandbox_env, tmpfs_size_supported
+from arena.store import Store, database_files
 from tests.security.conftest import (
     BOTS,
     ROOT,
@@ -229,6 +230,33 @@ def test_nothing_else_is_writable(tmp_path: Path) -> None:
         "/tmp": "writable",
         "/dev/shm": "writable",
     }, done.stdout
+
+
+@needs_bwrap
+def test_a_database_reached_through_a_symbolic_link_is_hidden_too(tmp_path: Path) -> None:
+    """A bot's folder is stored with links resolved; the database may be named through a
+    link (ARENA_DB=/link/arena.db). Hidden only as named, it was readable to a bot
+    registered beside it."""
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "arena.db").write_text("the tournament's secret")
+    (tmp_path / "link").symlink_to(real)
+    hidden = database_files(tmp_path / "link" / "arena.db")
+    read = (
+        "try:\n    print(repr(open('arena.db').read()))\n"
+        "except OSError as exc:\n    print(exc.strerror)"
+    )
+    with resolve("bwrap").launch(["python", "-c", read], str(real), hidden=hidden) as launch:
+        done = subprocess.run(
+            launch.argv,
+            env=sandbox_env(resolve("bwrap"), {}),
+            pass_fds=launch.pass_fds,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() in ("''", "Permission denied")  # /dev/null in its place
 
 
 PROC_PROBE = """
