@@ -170,8 +170,10 @@ def _convert(name: str, tp: Any, raw: Any) -> Any:
     try:
         if get_origin(inner) is Literal:
             choices = get_args(inner)
+            # A number given for a choice spelled as one (Golf's bonus_rank=2) counts as it.
+            spelled = str(raw) if isinstance(raw, int) and not isinstance(raw, bool) else text
             for choice in choices:
-                if raw == choice or (text is not None and text == _text(choice)):
+                if raw == choice or (spelled is not None and spelled == _text(choice)):
                     return choice
             raise RulesError(
                 f"rule {name}={_shown(raw)}: must be one of {', '.join(_text(c) for c in choices)}"

@@ -39,6 +39,17 @@ def test_text_values_are_converted_by_type() -> None:
     assert rules == ToyRules(3, "nine", None, (1, 2, 3, 7), True)
 
 
+def test_a_number_given_for_a_choice_spelled_as_a_number_is_that_choice() -> None:
+    """Golf's bonus_rank is none | 2 | one_eyed_jacks: from Python (or PettingZoo's
+    keyword arguments) 2 is as good as "2"; True is not "1"."""
+    from referee.games.golf import GolfRules
+
+    assert parse_rules(GolfRules, {"bonus_rank": 2}).bonus_rank == "2"
+    assert parse_rules(GolfRules, {"bonus_rank": "2"}).bonus_rank == "2"
+    with pytest.raises(RulesError, match="must be one of none, 2, one_eyed_jacks"):
+        parse_rules(GolfRules, {"bonus_rank": 3})
+
+
 def test_defaults_and_presets_with_overrides() -> None:
     assert parse_rules(ToyRules, {}) == ToyRules()
     assert parse_rules(ToyRules, {"preset": "short", "limit": "7"}) == ToyRules(limit=7, flag=True)
