@@ -21,13 +21,14 @@ import itertools
 import os
 import shutil
 import signal
+import stat
 import time
 from collections import defaultdict
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from arena import cgroups
+from arena import bot_users, cgroups
 from arena.limits import BotLimits as BotLimits  # its home; imported from here too
 from arena.sandbox import Sandbox, SandboxError, sandbox_env
 from arena.store import Entrant
@@ -393,6 +394,14 @@ class BotPool:
             raise BotLaunchError(
                 f"cannot start bot {entrant.name!r} ({shown}): no program {program!r}"
                 + ("" if "/" in program else f" on its PATH ({env['PATH']})")
+            )
+        own_user = self.sandbox.mode == "bwrap" and bot_users.needed()
+        if own_user and not os.stat(found).st_mode & stat.S_IXOTH:
+            self.core.retire_player(token)
+            raise BotLaunchError(
+                f"cannot start bot {entrant.name!r}: {os.path.normpath(found)} may be run "
+                "by its owner and group only; a root arena runs each bot as a user of its "
+                "own, so make it executable by all (chmod o+x)"
             )
         root = cgroups.available() if self.use_cgroups else None
         group = None

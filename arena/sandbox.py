@@ -10,7 +10,7 @@ in RAM, so no bigger than the bot's memory limit; with a small /dev/shm, the onl
 writable place). It gets every namespace of its own (no network at all; its own pid
 namespace, so /proc shows only its processes and it can signal nothing else), runs as
 ``nobody`` in its own user namespace with every capability dropped and no further user
-namespaces, starts a new session (no terminal to inject keystrokes into) and dies with the
+namespaces (under a root arena, a uid of its own outside it: arena/bot_users.py), starts a new session (no terminal to inject keystrokes into) and dies with the
 arena. Its /proc hides what reaches the host (the settings, root-only files, its init),
 and a seccomp filter (arena/seccomp.py) refuses the system calls that reach across
 sandboxes anyway: tracing, file locks and notifications, kernel keys, the page cache's
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from arena import seccomp
+from arena import bot_users, seccomp
 
 SandboxMode = Literal["auto", "bwrap", "none"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = ("auto", "bwrap", "none")
@@ -107,13 +107,45 @@ class Sandbox:
             seccomp.program()  # built once per process; the error is the operator's to fix
         except seccomp.SeccompUnavailable as exc:
             raise SandboxError(f"{exc}, {NONE_FIX}") from exc
-        with seccomp.filter_file() as fd:
-            arguments = bwrap_arguments(cwd, visible, hidden, _runtime_paths(), scratch, fd)
-            yield Launch([self.bwrap, *arguments, *command], (fd,))
+        with (
+            seccomp.filter_file() as fd,
+            bwrap_launch(self.bwrap, command, cwd, visible, hidden, scratch, fd) as launch,
+        ):
+            yield launch
 
     def bot_path(self) -> str:
         """PATH inside the sandbox: ``python`` is the arena's interpreter, then the system."""
         return ":".join([*_python_bin_dirs(), "/usr/local/bin", "/usr/bin", "/bin"])
+
+
+@contextlib.contextmanager
+def bwrap_launch(
+    bwrap: str,
+    command: Sequence[str],
+    cwd: str,
+    visible: Sequence[str] = (),
+    hidden: Sequence[str] = (),
+    scratch_bytes: int | None = None,
+    seccomp_fd: int | None = None,
+) -> Iterator[Launch]:
+    """bwrap's launch of ``command`` (see ``bwrap_arguments``); where the arena runs as
+    root, as a user of the bot's own (arena/bot_users.py), else as the arena's user."""
+    fds = () if seccomp_fd is None else (seccomp_fd,)
+    runtime = _runtime_paths()
+    if not bot_users.needed():
+        arguments = bwrap_arguments(cwd, visible, hidden, runtime, scratch_bytes, seccomp_fd)
+        yield Launch([bwrap, *arguments, *command], fds)
+        return
+    try:
+        with bot_users.bot_user(NOBODY) as user:
+            arguments = bwrap_arguments(
+                cwd, visible, hidden, runtime, scratch_bytes, seccomp_fd, user.namespace_fd
+            )
+            yield Launch(
+                [*user.switch_command(), bwrap, *arguments, *command], (*fds, user.namespace_fd)
+            )
+    except bot_users.BotUserError as exc:
+        raise SandboxError(f"{exc}, {NONE_FIX}") from exc
 
 
 def _python_bin_dirs() -> list[str]:
@@ -149,27 +181,44 @@ def bwrap_arguments(
     runtime: Sequence[str],
     scratch_bytes: int | None = None,
     seccomp_fd: int | None = None,
+    userns_fd: int | None = None,
 ) -> list[str]:
     """bubblewrap's options and the ``--`` before the command (the caller appends it).
-    ``seccomp_fd``: where bwrap reads the system-call filter (arena/seccomp.py) from.
+    ``seccomp_fd``: where bwrap reads the system-call filter (arena/seccomp.py) from;
+    ``userns_fd``: the user namespace of the bot's own user (arena/bot_users.py), which
+    bwrap joins instead of making one that maps the bot to whoever runs bwrap.
 
     Only /tmp and /dev/shm are writable. Every tmpfs lives in RAM that the bot's processes
     do not show as theirs, so where no cgroup charges it a bot could park half the
     machine's memory in one: ``scratch_bytes`` caps /tmp, and /dev/shm (POSIX shared
     memory) gets at most SHM_BYTES of it; the root and /dev, tmpfs that bubblewrap builds
     the view in, are remounted read-only once it is built."""
+    if userns_fd is None:
+        users = [
+            "--unshare-all",  # network, pid, ipc, uts, cgroup namespaces
+            "--unshare-user",  # also when root: uid 0 outside is never uid 0 inside
+            "--disable-userns",
+            "--cap-drop",
+            "ALL",
+        ]
+    else:
+        # The same namespaces in the bot user's own (the seccomp filter refuses it more).
+        users = [
+            *("--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts"),
+            *("--unshare-cgroup-try", "--userns", str(userns_fd), "--cap-drop", "ALL"),
+            # Reading, within its namespace, what root alone may read: only what is shown
+            # to it, all read-only (a bot's folder may be root's 0700 one, as a root
+            # arena's bots always could read theirs).
+            *("--cap-add", "CAP_DAC_READ_SEARCH"),
+        ]
     args = [
-        "--unshare-all",  # network, pid, ipc, uts, cgroup namespaces
-        "--unshare-user",  # also when root: uid 0 outside is never uid 0 inside
-        "--disable-userns",
+        *users,
         "--uid",
         str(NOBODY),
         "--gid",
         str(NOBODY),
         "--die-with-parent",
         "--new-session",
-        "--cap-drop",
-        "ALL",
         "--hostname",
         "arena-bot",
         "--proc",

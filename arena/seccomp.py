@@ -66,8 +66,9 @@ DENIED_CALLS: dict[str, str] = {
     "utimes": "writes chosen times on the host's device files",
     "utimensat": "writes chosen times on the host's device files",
     "futimesat": "writes chosen times on the host's device files",
-    # POSIX message queues count against one per-user limit that every sandbox shares
-    # (each is the arena's user outside): the bytes one queued, another read exactly.
+    # POSIX message queues count against a per-user limit, which every sandbox of an
+    # arena not run by root shares (each is the arena's user outside): the bytes one
+    # queued, another read exactly.
     "mq_open": "the per-user message queue limit signals to other sandboxes",
     "mq_unlink": "the per-user message queue limit signals to other sandboxes",
     "mq_timedsend": "the per-user message queue limit signals to other sandboxes",
@@ -87,8 +88,8 @@ DENIED_FCNTL: dict[str, int] = {
     "F_SETLEASE": fcntl.F_SETLEASE,
     "F_GETLEASE": fcntl.F_GETLEASE,
     "F_NOTIFY": fcntl.F_NOTIFY,
-    # Pipe buffers count against one per-user limit too: the pages one sandbox's
-    # enlarged pipes took, another saw as lost headroom.
+    # Pipe buffers count against a per-user limit too: the pages one sandbox's enlarged
+    # pipes took, another saw as lost headroom.
     "F_SETPIPE_SZ": fcntl.F_SETPIPE_SZ,
 }
 # madvise advice refused: evicting a mapped shared file's pages from the page cache.
@@ -99,6 +100,18 @@ DENIED_VALUES: tuple[tuple[tuple[str, ...], int, dict[str, int]], ...] = (
     (("fcntl",), 1, DENIED_FCNTL),
     (("madvise",), 2, DENIED_MADVISE),
 )
+# Calls refused when one flag is set in an argument. A new user namespace would give the
+# bot every capability in it (bwrap's --disable-userns, which refuses that too, cannot
+# be had with a user namespace made for the bot's own user: arena/bot_users.py).
+CLONE_NEWUSER = 0x1000_0000
+# What is refused -> the call, the argument's index, the flag.
+DENIED_FLAGS: dict[str, tuple[str, int, int]] = {
+    "unshare(CLONE_NEWUSER)": ("unshare", 0, CLONE_NEWUSER),
+    "clone(CLONE_NEWUSER)": ("clone", 0, CLONE_NEWUSER),
+}
+# clone3 passes its flags in memory, which a filter cannot read: it is answered ENOSYS,
+# the answer of a kernel without it, on which the C library falls back to clone.
+UNREADABLE_FLAGS = ("clone3",)
 INSTALL_FIX = "install libseccomp (apt-get install libseccomp2)"
 
 
@@ -140,6 +153,10 @@ def _rules() -> Any:
                 low = seccomp.Arg(index, seccomp.MASKED_EQ, 0xFFFF_FFFF, value)
                 for name in names:
                     rules.add_rule(refuse, name, low)
+        for name, index, flag in DENIED_FLAGS.values():
+            rules.add_rule(refuse, name, seccomp.Arg(index, seccomp.MASKED_EQ, flag, flag))
+        for name in UNREADABLE_FLAGS:
+            rules.add_rule(seccomp.ERRNO(errno.ENOSYS), name)
     except (OSError, ValueError) as exc:
         raise SeccompUnavailable(f"libseccomp cannot build the bots' filter ({exc})") from exc
     return rules

@@ -274,6 +274,7 @@ def bot_launch(sandbox: str, launches: int = 6) -> dict[str, float]:
     """Median seconds from launching a random bot process to its Hello reaching the
     referee, in ``sandbox`` (bwrap when it works under auto)."""
     from arena.bots import BotPool
+    from arena.lifecycle import open_socket_to_bots
     from arena.sandbox import resolve
     from arena.store import Entrant
     from referee.service import RefereeCore, start_server
@@ -286,6 +287,7 @@ def bot_launch(sandbox: str, launches: int = 6) -> dict[str, float]:
         tmp = tempfile.mkdtemp(prefix="bench-")
         address = f"unix:{tmp}/referee.sock"
         server = await start_server(core, [address])
+        open_socket_to_bots(address)
         times = []
         try:
             for _ in range(launches):

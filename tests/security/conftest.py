@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from arena.sandbox import Sandbox, SandboxError, resolve, sandbox_env
-from arena.seccomp import DENIED_CALLS, DENIED_FCNTL, DENIED_MADVISE
+from arena.seccomp import DENIED_CALLS, DENIED_FCNTL, DENIED_FLAGS, DENIED_MADVISE
 from referee.replay import parse_replay
 from tests.conftest import dies_with_tests
 
@@ -40,7 +40,7 @@ needs_bwrap = pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=BWRAP_PROBLEM
 
 # What bots/kernel_probe.py asks for and the seccomp filter must refuse: every call and
 # argument value it names.
-REFUSED = sorted({*DENIED_CALLS, *DENIED_FCNTL, *DENIED_MADVISE})
+REFUSED = sorted({*DENIED_CALLS, *DENIED_FCNTL, *DENIED_MADVISE, *DENIED_FLAGS})
 
 
 # Where the limits are enforced: the default sandbox (bwrap where it works), none, and none

@@ -7,14 +7,18 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import re
 import shutil
 import subprocess
+import tempfile
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from arena import bot_users
 from arena.sandbox import SandboxError, resolve, sandbox_env, tmpfs_size_supported
 from arena.store import Store, database_files
 from tests.security.conftest import (
@@ -33,12 +37,17 @@ from tests.security.conftest import (
 BLOCKED = "bwrap: No permission to create new namespace, likely because the kernel does not allow non-privileged user namespaces."
 
 
-def fake_bwrap(tmp: Path, message: str) -> str:
-    """A bwrap that fails the way it does where user namespaces are blocked."""
-    path = tmp / "bwrap"
-    path.write_text(f"#!/bin/sh\necho '{message}' >&2\nexit 1\n")
-    path.chmod(0o755)
-    return str(path)
+@pytest.fixture
+def blocked_bwrap() -> Iterator[str]:
+    """A bwrap that fails the way it does where user namespaces are blocked, in a folder
+    any user may enter: a root arena runs bwrap as the bot's own user
+    (arena/bot_users.py), and pytest's folders are root's alone."""
+    with tempfile.TemporaryDirectory(prefix="fake-bwrap-") as folder:
+        os.chmod(folder, 0o755)
+        path = Path(folder) / "bwrap"
+        path.write_text(f"#!/bin/sh\necho '{BLOCKED}' >&2\nexit 1\n")
+        path.chmod(0o755)
+        yield str(path)
 
 
 def test_missing_bwrap_names_the_cause_and_the_fixes(tmp_path: Path) -> None:
@@ -50,18 +59,22 @@ def test_missing_bwrap_names_the_cause_and_the_fixes(tmp_path: Path) -> None:
         assert "--sandbox none" in text
 
 
-def test_blocked_user_namespaces_name_the_cause_and_the_fixes(tmp_path: Path) -> None:
+def test_blocked_user_namespaces_name_the_cause_and_the_fixes(
+    tmp_path: Path, blocked_bwrap: str
+) -> None:
     with pytest.raises(SandboxError) as caught:
-        resolve("auto", bwrap=fake_bwrap(tmp_path, BLOCKED))
+        resolve("auto", bwrap=blocked_bwrap)
     text = str(caught.value)
     assert "user namespaces are blocked" in text and "No permission" in text
     assert "kernel.unprivileged_userns_clone" in text and "--sandbox none" in text
 
 
-def test_a_tournament_refuses_to_start_without_a_working_sandbox(tmp_path: Path) -> None:
+def test_a_tournament_refuses_to_start_without_a_working_sandbox(
+    tmp_path: Path, blocked_bwrap: str
+) -> None:
     db = tmp_path / "arena.db"
     add_random(db, "random", "random2")
-    env = {"ARENA_BWRAP": fake_bwrap(tmp_path, BLOCKED)}
+    env = {"ARENA_BWRAP": blocked_bwrap}
     out = run_arena(
         db,
         "tournament",
@@ -80,10 +93,10 @@ def test_a_tournament_refuses_to_start_without_a_working_sandbox(tmp_path: Path)
     assert check.returncode == 2 and "user namespaces are blocked" in check.stderr
 
 
-def test_sandbox_none_runs_and_says_so_and_is_stored(tmp_path: Path) -> None:
+def test_sandbox_none_runs_and_says_so_and_is_stored(tmp_path: Path, blocked_bwrap: str) -> None:
     db = tmp_path / "arena.db"
     add_random(db, "random", "random2")
-    env = {"ARENA_BWRAP": fake_bwrap(tmp_path, BLOCKED)}
+    env = {"ARENA_BWRAP": blocked_bwrap}
     out = run_arena(
         db,
         "tournament",
@@ -103,9 +116,11 @@ def test_sandbox_none_runs_and_says_so_and_is_stored(tmp_path: Path) -> None:
     assert record.settings.sandbox == "none" and record.status == "finished"
 
 
-def test_demo_falls_back_with_a_note_when_bwrap_does_not_work(tmp_path: Path) -> None:
+def test_demo_falls_back_with_a_note_when_bwrap_does_not_work(
+    tmp_path: Path, blocked_bwrap: str
+) -> None:
     db = tmp_path / "arena.db"
-    env = {"ARENA_BWRAP": fake_bwrap(tmp_path, BLOCKED)}
+    env = {"ARENA_BWRAP": blocked_bwrap}
     out = run_arena(db, "demo", "--rounds", "1", "--replays", str(tmp_path / "r"), env=env)
     assert "sample bots run without a sandbox" in out.stderr
     assert "user namespaces are blocked" in out.stderr
@@ -138,6 +153,28 @@ def test_readme_python_bot_recipe_plays_in_the_sandbox(tmp_path: Path) -> None:
     assert record.settings.sandbox == "bwrap"
     for _match, replay in replays(db):
         assert not [line for line in replay.lines if line["type"] == "fault"]
+
+
+@needs_bwrap
+@pytest.mark.skipif(not bot_users.needed(), reason="only a root arena runs bots as their own users")
+def test_a_program_only_its_owner_may_run_is_refused_with_the_fix(tmp_path: Path) -> None:
+    """A root arena runs each bot as a user of its own, which may run a program only by
+    its execute bit for others: the arena says so, rather than bwrap's "Permission
+    denied" at every match."""
+    folder = tmp_path / "mybot"
+    folder.mkdir()
+    program = folder / "mybot"
+    program.write_text("#!/bin/sh\nexit 0\n")
+    program.chmod(0o700)
+    db = tmp_path / "arena.db"
+    add_gin_bot(db, "mybot", "./mybot", folder=folder)
+    add_random(db, "random")
+    done = run_arena(
+        db, "tournament", "run", "--game", "gin_rummy", "--bots", "mybot,random", check=False
+    )
+    assert done.returncode == 1
+    assert f"{program} may be run by its owner and group only" in done.stderr
+    assert "make it executable by all (chmod o+x)" in done.stderr
 
 
 JS_DIR = ROOT / "sample_bots" / "js"

@@ -6,6 +6,7 @@ on the arena's own launches (tests/security/test_hostile_bots.py)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform
@@ -14,16 +15,20 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+from unittest import mock
 
 import pytest
 
+from arena import bot_users
 from arena.sandbox import (
+    Launch,
     Sandbox,
     SandboxError,
-    _runtime_paths,
-    bwrap_arguments,
+    bwrap_launch,
     resolve,
     sandbox_env,
 )
@@ -36,6 +41,9 @@ pytestmark = [
     ),
 ]
 PROBE = ["python", "kernel_probe.py"]
+own_users = pytest.mark.skipif(
+    not bot_users.needed(), reason="only a root arena gives bots users of their own"
+)
 # Calls bwrap alone lets through (the probe's arguments make them succeed there).
 OPEN_WITHOUT_THE_FILTER = (
     "ptrace",
@@ -56,7 +64,6 @@ OPEN_WITHOUT_THE_FILTER = (
     "add_key",
     "keyctl",
     "mincore",
-    "cachestat",
     "fadvise64",
     "MADV_COLD",
     "MADV_PAGEOUT",
@@ -71,13 +78,21 @@ OPEN_WITHOUT_THE_FILTER = (
     "mq_open",
     "mq_unlink",
     "F_SETPIPE_SZ",
+    # bwrap's --disable-userns refuses these too, but cannot be had where the arena runs
+    # as root and the bot joins the namespace of a user of its own (arena/bot_users.py).
+    *(("unshare(CLONE_NEWUSER)", "clone(CLONE_NEWUSER)") if bot_users.needed() else ()),
+    # The kernel gives cachestat only to a file's owner or writer: no longer to a bot
+    # with a user of its own, which owns nothing it is shown.
+    *(() if bot_users.needed() else ("cachestat",)),
 )
 
 
-def unfiltered(sandbox: Sandbox, command: list[str], cwd: Path = BOTS) -> list[str]:
-    """The sandbox's command line with everything but the filter."""
+@contextmanager
+def unfiltered(sandbox: Sandbox, command: list[str], cwd: Path | str = BOTS) -> Iterator[Launch]:
+    """The sandbox's launch with everything but the filter."""
     assert sandbox.bwrap is not None
-    return [sandbox.bwrap, *bwrap_arguments(str(cwd), (), (), _runtime_paths()), *command]
+    with bwrap_launch(sandbox.bwrap, command, str(cwd)) as launch:
+        yield launch
 
 
 def start(argv: list[str], sandbox: Sandbox, pass_fds: tuple[int, ...]) -> subprocess.Popen[str]:
@@ -98,21 +113,16 @@ def test_every_call_the_filter_names_is_refused_and_ordinary_ones_work() -> None
     assert set(REFUSED) <= found.keys(), "a call added to the filter needs a probe"
     checked = sorted({*REFUSED, "F_SETLK high bits"})
     assert {name: found[name] for name in checked} == dict.fromkeys(checked, "EPERM")
-    assert found["F_GETFL"] == "ok" and found["F_DUPFD_CLOEXEC"] == "ok"
+    assert found["clone3"] == "ENOSYS"  # which the C library answers by using clone
+    ordinary = ("F_GETFL", "F_DUPFD_CLOEXEC", "fork", "posix_spawn", "thread")
+    assert {name: found[name] for name in ordinary} == dict.fromkeys(ordinary, "ok")
 
 
 def test_without_the_filter_the_same_probes_get_through() -> None:
     """The probes are sound: under bwrap alone a bot locks shared files, watches them,
     takes leases, adds kernel keys, reads and evicts the page cache's pages of shared
     files and traces its sandbox's init (which kept it alive past the arena)."""
-    sandbox = resolve("bwrap")
-    done = subprocess.run(
-        unfiltered(sandbox, [*PROBE, "calls"]),
-        env=sandbox_env(sandbox, {}),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_probe(resolve("bwrap"), False, "calls")
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
     assert {n: found[n] for n in OPEN_WITHOUT_THE_FILTER} == dict.fromkeys(
@@ -125,16 +135,21 @@ def run_probe(
 ) -> subprocess.CompletedProcess[str]:
     if filtered:
         return run_sandboxed(sandbox, [*PROBE, *args], str(cwd))
-    argv = unfiltered(sandbox, [*PROBE, *args], cwd)
-    env = sandbox_env(sandbox, {})
-    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+    with unfiltered(sandbox, [*PROBE, *args], cwd) as launch:
+        return subprocess.run(
+            launch.argv,
+            env=sandbox_env(sandbox, {}),
+            pass_fds=launch.pass_fds,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
 
 
 def start_probe(sandbox: Sandbox, filtered: bool, *args: str) -> subprocess.Popen[str]:
     """The probe in the background, in the sandbox with or without the filter."""
-    if not filtered:
-        return start(unfiltered(sandbox, [*PROBE, *args]), sandbox, ())
-    with sandbox.launch([*PROBE, *args], str(BOTS)) as launch:
+    launching = sandbox.launch if filtered else functools.partial(unfiltered, sandbox)
+    with launching([*PROBE, *args], str(BOTS)) as launch:
         return start(launch.argv, sandbox, launch.pass_fds)
 
 
@@ -166,6 +181,94 @@ def test_two_sandboxes_cannot_signal_through_a_lock(filtered: bool) -> None:
     assert outcome == (("EPERM", "EPERM") if filtered else ("ok", "locked"))
 
 
+@contextmanager
+def as_the_arenas_user(command: list[str], cwd: str) -> Iterator[Launch]:
+    """The launch of an arena run by an ordinary user, whose bots are all that user
+    outside their namespaces (here root's, as a root arena's were before they had users
+    of their own); everything else as bots have it, the filter too."""
+    with (
+        mock.patch.object(bot_users, "needed", return_value=False),
+        resolve("bwrap").launch(command, cwd) as launch,
+    ):
+        yield launch
+
+
+def outside_uid(launching: Callable[..., Any]) -> subprocess.Popen[str]:
+    """A sandboxed process that prints the uid outside its namespace that its own is
+    mapped to, then waits."""
+    show = "import time; print(open('/proc/self/uid_map').read().split()[-2], flush=True); time.sleep(5)"
+    with launching(["python", "-c", show], str(BOTS)) as launch:
+        return start(launch.argv, resolve("bwrap"), launch.pass_fds)
+
+
+@own_users
+def test_a_root_arenas_bots_are_each_a_user_of_their_own() -> None:
+    """Each sandbox of a root arena runs as a fresh uid outside its namespace, never root
+    (whose bots wrote /proc/sys and owned the host's device files) and never another
+    sandbox's."""
+    sandbox = resolve("bwrap")
+    first, second = outside_uid(sandbox.launch), outside_uid(sandbox.launch)
+    uids = [while_running(first, lambda: "")[0], while_running(second, lambda: "")[0]]
+    assert all(int(uid) in bot_users.UID_RANGE for uid in uids) and uids[0] != uids[1]
+    control = outside_uid(as_the_arenas_user)
+    assert while_running(control, lambda: "")[0] == "0"
+
+
+@own_users
+@pytest.mark.parametrize(
+    ("owner", "group", "mode"),
+    [(0, 0, 0o700), (0, 50, 0o750), (1000, 0, 0o750), (1000, 1000, 0o700)],
+    ids=["root's alone", "root and another group", "another's, root's group", "another's alone"],
+)
+def test_a_bot_of_its_own_user_reads_its_folder_whoever_owns_it(
+    tmp_path: Path, owner: int, group: int, mode: int
+) -> None:
+    """A bot is shown its folder read-only, and reads it whoever owns it (as it did when it
+    was root outside, and more): it is not the owner, but keeps the capability to read
+    what it is shown, and the host's ids map to themselves in its namespace."""
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    secret = folder / "weights.txt"
+    secret.write_text("the bot's own\n")
+    for path in (secret, folder):
+        os.chown(path, owner, group)
+    secret.chmod(0o600)
+    folder.chmod(mode)
+    listing = "import os; print(os.listdir('.'), open('weights.txt').read().strip())"
+    done = run_sandboxed(resolve("bwrap"), ["python", "-c", listing], str(folder))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['weights.txt'] the bot's own"
+
+
+@own_users
+@pytest.mark.parametrize("users", ["their own", "the arena's"])
+def test_two_sandboxes_cannot_signal_through_the_queued_signal_count(users: str) -> None:
+    """The kernel counts queued signals per user: while one sandbox keeps its user's
+    count at the limit, another of the same user cannot queue a signal, one bit per
+    question (a red-team helper's finding). Bots of users of their own count apart."""
+    sandbox = resolve("bwrap")
+    launching = sandbox.launch if users == "their own" else as_the_arenas_user
+    with launching([*PROBE, "fill"], str(BOTS)) as launch:
+        filler = start(launch.argv, sandbox, launch.pass_fds)
+
+    def ask() -> str:
+        with launching([*PROBE, "room"], str(BOTS)) as launch:
+            done = subprocess.run(
+                launch.argv,
+                env=sandbox_env(sandbox, {}),
+                pass_fds=launch.pass_fds,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    filled, asked = while_running(filler, ask)
+    assert filled.startswith("queued ") and int(filled.split()[1]) > 0
+    assert asked == ("room" if users == "their own" else "full")
+
+
 @pytest.mark.parametrize("filtered", [True, False], ids=["with the filter", "without"])
 def test_two_sandboxes_cannot_pass_text_through_a_kernel_key(filtered: bool) -> None:
     """/proc/keys lists every key a user id may view, from any sandbox: while one
@@ -178,14 +281,17 @@ def test_two_sandboxes_cannot_pass_text_through_a_kernel_key(filtered: bool) -> 
     assert (posted, read) == ("EPERM" if filtered else "ok", "EACCES")
 
 
-@pytest.mark.parametrize("filtered", [True, False], ids=["with the filter", "without"])
+@pytest.mark.parametrize("where", ["with the filter", "without", "outside any sandbox"])
 def test_the_page_cache_carries_nothing_from_one_sandbox_to_the_next(
-    tmp_path: Path, filtered: bool
+    tmp_path: Path, where: str
 ) -> None:
     """The page cache is shared by every sandbox and outlives processes: one evicts a
     shared file's pages and reads pages 3, 7 and 11; a later one, of another match, asks
-    the kernel which pages are resident. Without the filter the three numbers get across
-    (pages of a file no one else reads: 16 of them, written here)."""
+    the kernel which pages are resident (pages of a file no one else reads: 16 of them,
+    written here). The filter refuses it. Without the filter the three numbers got
+    across from a bot that was root outside; a bot with a user of its own, which cannot
+    write the file, is told every page is resident (the kernel's own rule). Outside any
+    sandbox, as the file's owner, the probe reads the numbers: it is sound."""
     shutil.copy(BOTS / "kernel_probe.py", tmp_path / "kernel_probe.py")
     pages = tmp_path / "pages.bin"
     with pages.open("wb") as out:
@@ -196,13 +302,23 @@ def test_the_page_cache_carries_nothing_from_one_sandbox_to_the_next(
     steps = [("evict",), ("touch", "3,7,11"), ("resident",)]
     said = []
     for step in steps:
-        done = run_probe(sandbox, filtered, step[0], str(pages), *step[1:], cwd=tmp_path)
+        args = (step[0], str(pages), *step[1:])
+        if where == "outside any sandbox":
+            probe = [sys.executable, "kernel_probe.py", *args]
+            done = subprocess.run(probe, cwd=tmp_path, capture_output=True, text=True)
+        else:
+            done = run_probe(sandbox, where == "with the filter", *args, cwd=tmp_path)
         assert done.returncode == 0, done.stderr
         said.append(done.stdout.strip())
-    if not filtered and said[2] == ",".join(map(str, range(16))):
+    every_page = ",".join(map(str, range(16)))
+    if where == "outside any sandbox" and said[2] == every_page:
         pytest.skip("the file system of the test's folder keeps its pages (tmpfs?)")
-    expected = ["EPERM", "ok", "EPERM"] if filtered else ["ok", "ok", "3,7,11"]
-    assert said == expected
+    expected = {
+        "with the filter": ["EPERM", "ok", "EPERM"],
+        "without": ["ok", "ok", every_page if bot_users.needed() else "3,7,11"],
+        "outside any sandbox": ["ok", "ok", "3,7,11"],
+    }
+    assert said == expected[where]
 
 
 DEVICE_PROBE = """

@@ -12,7 +12,8 @@ ends of the channel a red-team bot used to pass cards between tables.
 ``python kernel_probe.py evict|touch|resident FILE [PAGES]``: the page cache as a
 channel: evicts a shared file's pages, reads the pages listed ("3,7,11"), or prints
 which are resident.
-``python kernel_probe.py int80|x32``: getpid through 32-bit x86's or x32's entry point.
+``python kernel_probe.py fill|room``: queued signals, counted per user (see
+``queued_signals``). ``python kernel_probe.py int80|x32``: getpid through 32-bit x86's or x32's entry point.
 ``python kernel_probe.py post TEXT``: adds a kernel key named after TEXT, prints the
 outcome and keeps the key for 5 s; ``python kernel_probe.py read``: prints the TEXT of any
 such key it finds in /proc/keys (which lists every key its user id may view, from any
@@ -26,8 +27,10 @@ import errno
 import fcntl
 import json
 import os
+import signal
 import struct
 import sys
+import threading
 import time
 from collections.abc import Callable
 
@@ -73,7 +76,11 @@ NUMBERS = {  # x86-64 system call numbers
     "mq_timedreceive": 243,
     "mq_notify": 244,
     "mq_getsetattr": 245,
+    "unshare": 272,
+    "clone": 56,
+    "clone3": 435,
 }
+CLONE_NEWUSER = 0x1000_0000
 # Seize, unlike attach, does not stop the init, so the sandbox goes on when the probe
 # exits (and with it the tracing).
 PTRACE_SEIZE = 0x4206
@@ -167,11 +174,76 @@ def each_call() -> dict[str, str]:
         "F_SETPIPE_SZ": lambda: call("fcntl", pipe_end, fcntl.F_SETPIPE_SZ, 1 << 17),
         # The kernel reads fcntl's command as 32 bits: the same command with high bits set.
         "F_SETLK high bits": lambda: call("fcntl", shared, (1 << 32) | fcntl.F_SETLK, lock),
-        # What bots do use must still work: file flags, close-on-exec, duplicates.
+        # A user namespace of its own would give the bot every capability in it.
+        "unshare(CLONE_NEWUSER)": lambda: in_a_child("unshare", CLONE_NEWUSER),
+        "clone(CLONE_NEWUSER)": lambda: new_process(CLONE_NEWUSER),
+        "clone3": lambda: call("clone3", None, 0),  # ENOSYS under the filter
+        # What bots do use must still work: file flags, close-on-exec, duplicates,
+        # processes and threads (the C library falls back from clone3 to clone).
+        "fork": lambda: new_process(0),
+        "posix_spawn": spawned,
+        "thread": threaded,
         "F_GETFL": lambda: call("fcntl", shared, fcntl.F_GETFL, 0),
         "F_DUPFD_CLOEXEC": lambda: call("fcntl", shared, fcntl.F_DUPFD_CLOEXEC, 0),
     }
     return {name: check() for name, check in checks.items()}
+
+
+def new_process(flags: int) -> str:
+    """A child by the raw clone call with ``flags`` (and SIGCHLD), which exits at once:
+    "ok" or the errno's name."""
+    ctypes.set_errno(0)
+    pid = libc.syscall(ctypes.c_long(NUMBERS["clone"]), ctypes.c_long(flags | 17), None, None)
+    if pid == 0:
+        os._exit(0)
+    if pid == -1:
+        return errno.errorcode.get(ctypes.get_errno(), str(ctypes.get_errno()))
+    os.waitpid(pid, 0)
+    return "ok"
+
+
+def in_a_child(name: str, *args: int) -> str:
+    """``call`` made by a child process, which it changes (a call such as unshare moves
+    its caller into a new namespace, where the calls after it would not be the same)."""
+    pid = os.fork()
+    if pid == 0:
+        outcome = call(name, *args)
+        os._exit(0 if outcome == "ok" else getattr(errno, outcome, 255))
+    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    return "ok" if code == 0 else errno.errorcode.get(code, str(code))
+
+
+def spawned() -> str:
+    pid = os.posix_spawn("/bin/true", ["true"], {})
+    return "ok" if os.waitpid(pid, 0)[1] == 0 else "failed"
+
+
+def threaded() -> str:
+    ran: list[bool] = []
+    worker = threading.Thread(target=lambda: ran.append(True))
+    worker.start()
+    worker.join()
+    return "ok" if ran else "failed"
+
+
+def queued_signals(mode: str) -> str:
+    """The per-user count of queued signals as a channel (RLIMIT_SIGPENDING): ``fill``
+    queues real-time signals to itself, blocked, until the kernel refuses one, and prints
+    how many it queued; ``room`` asks whether one more can be queued: "room", "full" (the
+    count of its user is at the limit) or the errno's name."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGRTMIN})
+    libc.sigqueue.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.c_long)
+    queued = 0
+    while True:
+        ctypes.set_errno(0)
+        if libc.sigqueue(os.getpid(), signal.SIGRTMIN, 0) == -1:
+            code = ctypes.get_errno()
+            if code != errno.EAGAIN:
+                return errno.errorcode.get(code, str(code))
+            return f"queued {queued}" if mode == "fill" else "full"
+        queued += 1
+        if mode == "room":
+            return "room"
 
 
 def mapping(fd: int) -> int:
@@ -245,6 +317,11 @@ def main() -> None:
             return
         texts = [line.split(KEY_PREFIX, 1)[1].split(":")[0] for line in lines]
         print(" ".join(texts) or "nothing")
+        return
+    if mode in ("fill", "room"):
+        print(queued_signals(mode), flush=True)
+        if mode == "fill":
+            time.sleep(5)  # the signals stay queued while it lives
         return
     shared = os.open(SHARED, os.O_RDONLY)
     if mode == "hold":
