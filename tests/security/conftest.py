@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from arena.sandbox import Sandbox, SandboxError, resolve, sandbox_env
+from arena.sandbox import Launch, Sandbox, SandboxError, resolve, sandbox_env
 from arena.seccomp import DENIED_CALLS, DENIED_FCNTL, DENIED_FLAGS, DENIED_MADVISE
 from referee.replay import parse_replay
 from tests.conftest import dies_with_tests
@@ -57,14 +57,19 @@ def run_sandboxed(
 ) -> subprocess.CompletedProcess[str]:
     """``command`` run to its end in ``sandbox`` (bwrap directly, no arena), as bots are."""
     with sandbox.launch(command, cwd, scratch_mb=scratch_mb) as launch:
-        return subprocess.run(
-            launch.argv,
-            env=sandbox_env(sandbox, {}),
-            pass_fds=launch.pass_fds,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        return run_launched(sandbox, launch)
+
+
+def run_launched(sandbox: Sandbox, launch: Launch) -> subprocess.CompletedProcess[str]:
+    """``launch`` run to its end with the environment and descriptors bots get."""
+    return subprocess.run(
+        launch.argv,
+        env=sandbox_env(sandbox, {}),
+        pass_fds=launch.pass_fds,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def run_arena(

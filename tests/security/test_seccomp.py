@@ -32,7 +32,7 @@ from arena.sandbox import (
     resolve,
     sandbox_env,
 )
-from tests.security.conftest import BOTS, REFUSED, needs_bwrap, run_sandboxed
+from tests.security.conftest import BOTS, REFUSED, needs_bwrap, run_launched, run_sandboxed
 
 pytestmark = [
     needs_bwrap,
@@ -136,14 +136,7 @@ def run_probe(
     if filtered:
         return run_sandboxed(sandbox, [*PROBE, *args], str(cwd))
     with unfiltered(sandbox, [*PROBE, *args], cwd) as launch:
-        return subprocess.run(
-            launch.argv,
-            env=sandbox_env(sandbox, {}),
-            pass_fds=launch.pass_fds,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        return run_launched(sandbox, launch)
 
 
 def start_probe(sandbox: Sandbox, filtered: bool, *args: str) -> subprocess.Popen[str]:
@@ -253,14 +246,7 @@ def test_two_sandboxes_cannot_signal_through_the_queued_signal_count(users: str)
 
     def ask() -> str:
         with launching([*PROBE, "room"], str(BOTS)) as launch:
-            done = subprocess.run(
-                launch.argv,
-                env=sandbox_env(sandbox, {}),
-                pass_fds=launch.pass_fds,
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
+            done = run_launched(sandbox, launch)
         assert done.returncode == 0, done.stderr
         return done.stdout.strip()
 
