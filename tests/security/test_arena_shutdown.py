@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from arena.bots import BotPool
+from arena.lifecycle import open_socket_to_bots
 from arena.sandbox import resolve
 from arena.store import Entrant
 from referee.service import RefereeCore, start_server
@@ -134,6 +135,7 @@ def test_a_bot_launch_cancelled_midway_leaves_nothing_and_close_returns() -> Non
         folder = tempfile.mkdtemp(prefix="cancel-")
         address = f"unix:{folder}/referee.sock"
         server = await start_server(core, [address])
+        open_socket_to_bots(address)
         pool = BotPool(core, address, lambda name: "1", sandbox=resolve("bwrap"), visible=(folder,))
         try:
             launch = asyncio.ensure_future(pool.acquire(bot))
