@@ -60,9 +60,13 @@ class BotUser:
     namespace_fd: int  # the user namespace, for ``bwrap --userns``
 
     def switch_command(self) -> list[str]:
-        """Run what follows as this user, with no supplementary groups (root's would
-        otherwise follow the bot into the sandbox)."""
-        return [_tool("setpriv"), f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups"]
+        return _switch_to(self.uid)
+
+
+def _switch_to(uid: int) -> list[str]:
+    """Run what follows as ``uid`` (and gid), with no supplementary groups (root's would
+    otherwise follow the bot into the sandbox)."""
+    return [_tool("setpriv"), f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
 
 
 def needed() -> bool:
@@ -84,15 +88,14 @@ def _tool(name: str) -> str:
 def bot_user(inside_id: int) -> Iterator[BotUser]:
     """A fresh uid and a user namespace owned by it, in which ``inside_id`` (uid and gid,
     at least SAME_IDS) is that uid outside and the ids below SAME_IDS are themselves;
-    valid inside the ``with``. The namespace outlives
-    the short process that made it through the descriptor, which bwrap joins (its owner,
-    the fresh uid, holds every capability in it, so bwrap needs no privilege of its own)."""
+    valid inside the ``with``. The namespace outlives the short process that made it
+    through the descriptor, which bwrap joins (its owner, the fresh uid, holds every
+    capability in it, so bwrap needs no privilege of its own)."""
     assert inside_id >= SAME_IDS, "the bot's id would be one of the host's"
     uid = _fresh_uid()
-    user = BotUser(uid, -1)
     # The holder makes the namespace as the fresh uid, says so, and waits for a line.
     holder = subprocess.Popen(
-        [*user.switch_command(), _tool("unshare"), "--user", "--", "/bin/sh", "-c", "echo; read _"],
+        [*_switch_to(uid), _tool("unshare"), "--user", "--", "/bin/sh", "-c", "echo; read _"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -10,8 +10,8 @@ in RAM, so no bigger than the bot's memory limit; with a small /dev/shm, the onl
 writable place). It gets every namespace of its own (no network at all; its own pid
 namespace, so /proc shows only its processes and it can signal nothing else), runs as
 ``nobody`` in its own user namespace with every capability dropped and no further user
-namespaces (under a root arena, a uid of its own outside it: arena/bot_users.py), starts a new session (no terminal to inject keystrokes into) and dies with the
-arena. Its /proc hides what reaches the host (the settings, root-only files, its init),
+namespaces (under a root arena, a uid of its own outside it: arena/bot_users.py), starts
+a new session (no terminal to inject keystrokes into) and dies with the arena. Its /proc hides what reaches the host (the settings, root-only files, its init),
 and a seccomp filter (arena/seccomp.py) refuses the system calls that reach across
 sandboxes anyway: tracing, file locks and notifications, kernel keys, the page cache's
 state, per-user limits, the host's device files' modes and times. Its environment is
@@ -202,13 +202,13 @@ def bwrap_arguments(
             "ALL",
         ]
     else:
-        # The same namespaces in the bot user's own (the seccomp filter refuses it more).
+        # The namespaces --unshare-all makes, in the one made for the bot's own user
+        # (--disable-userns cannot be had with it: the seccomp filter refuses more).
         users = [
             *("--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts"),
             *("--unshare-cgroup-try", "--userns", str(userns_fd), "--cap-drop", "ALL"),
-            # Reading, within its namespace, what root alone may read: only what is shown
-            # to it, all read-only (a bot's folder may be root's 0700 one, as a root
-            # arena's bots always could read theirs).
+            # Reading what it is shown, all read-only, whoever owns it (its folder may be
+            # root's alone), as it could when it was root outside.
             *("--cap-add", "CAP_DAC_READ_SEARCH"),
         ]
     args = [

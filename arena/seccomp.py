@@ -11,7 +11,8 @@ processes share its user id
 with its sandbox's init, so ``ptrace`` let a red-team bot clear the signal that kills the
 sandbox when the arena dies. A card-game bot needs none of these calls, nor the kernel
 interfaces below that sandboxes commonly refuse; each is answered EPERM ("Operation not
-permitted"). A system call of another architecture than the machine's own (32-bit x86's
+permitted"), and so is creating a user namespace, in which a bot would hold every
+capability. A system call of another architecture than the machine's own (32-bit x86's
 on x86-64) kills the thread that makes it. docs/security.md lists them for bot authors.
 
 The filter is built with libseccomp (through ``pyseccomp``) once per process.

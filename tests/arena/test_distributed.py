@@ -137,10 +137,7 @@ def _cluster(
             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
     )  # fmt: skip
-    deadline = time.monotonic() + 60
-    while not address_file.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    address = json.loads(address_file.read_text())["address"]
+    address = _scheduler_address(address_file)
     assert address.startswith("tcp://127.0.0.1:")
     for n in range(workers):
         procs.append(start_worker(address, f"w{n}", tmp_path, worker_env))
@@ -153,6 +150,18 @@ def _cluster(
             proc.wait(15)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def _scheduler_address(address_file: Path) -> str:
+    """The address the scheduler writes to its file, once the file is whole (it exists
+    before its text is written: a read found it empty once)."""
+    deadline = time.monotonic() + 60
+    while True:
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            return str(json.loads(address_file.read_text())["address"])
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the scheduler wrote no address to {address_file} in 60 s")
+        time.sleep(0.1)
 
 
 def wait_for_workers(address: str, count: int) -> None:
