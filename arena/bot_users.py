@@ -14,10 +14,11 @@ it here, whose maps this module (root) writes:
 
 - the bot's uid and gid inside map to the fresh uid outside;
 - ids 0 to 65533 map to themselves, so that bwrap, with the namespace's capabilities
-  while it builds the view, can reach a runtime under a root-only folder (/root/.pyenv).
-  The bot holds none of them but CAP_DAC_READ_SEARCH (see ``bwrap_arguments``), which
-  reads what it is shown whichever of those ids owns it, and never becomes any of them
-  (no capability to change its ids; every mount is nosuid).
+  while it builds the view, can reach a runtime under a folder only root may enter (a
+  Python installed in root's home). The bot holds none of them but CAP_DAC_READ_SEARCH
+  (see ``bwrap_arguments``), which reads what it is shown whichever of those ids owns
+  it, and never becomes any of them (no capability to change its ids; every mount is
+  nosuid).
 
 A bot so keeps reading every file it is shown, as when it was root outside; running a
 program takes the execute bit for others (arena/bots.py says so before it starts one).

@@ -11,11 +11,12 @@ writable place). It gets every namespace of its own (no network at all; its own 
 namespace, so /proc shows only its processes and it can signal nothing else), runs as
 ``nobody`` in its own user namespace with every capability dropped and no further user
 namespaces (under a root arena, a uid of its own outside it: arena/bot_users.py), starts
-a new session (no terminal to inject keystrokes into) and dies with the arena. Its /proc hides what reaches the host (the settings, root-only files, its init),
-and a seccomp filter (arena/seccomp.py) refuses the system calls that reach across
-sandboxes anyway: tracing, file locks and notifications, kernel keys, the page cache's
-state, per-user limits, the host's device files' modes and times. Its environment is
-exactly what the arena sets. docs/security.md states what each mode guarantees.
+a new session (no terminal to inject keystrokes into) and dies with the arena. Its /proc
+hides what reaches the host (the settings, root-only files, its init), and a seccomp
+filter (arena/seccomp.py) refuses the system calls that reach across sandboxes anyway:
+tracing, file locks and notifications, kernel keys, the page cache's state, per-user
+limits, the host's device files' modes and times, new user namespaces. Its environment
+is exactly what the arena sets. docs/security.md states what each mode guarantees.
 """
 
 from __future__ import annotations
