@@ -28,7 +28,7 @@ from collections.abc import Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from arena import bot_users, cgroups
+from arena import cgroups
 from arena.limits import BotLimits as BotLimits  # its home; imported from here too
 from arena.sandbox import Sandbox, SandboxError, sandbox_env
 from arena.store import Entrant
@@ -277,9 +277,9 @@ async def _to_the_end(start: Coroutine[Any, Any, T]) -> tuple[T, bool]:
         try:
             return await asyncio.shield(task), cancelled
         except asyncio.CancelledError:
-            if task.done():
-                raise
             cancelled = True
+            if task.done():  # it ended while the cancellation was on its way
+                return task.result(), cancelled
 
 
 def with_open_files_limit(command: list[str]) -> list[str]:
@@ -395,8 +395,7 @@ class BotPool:
                 f"cannot start bot {entrant.name!r} ({shown}): no program {program!r}"
                 + ("" if "/" in program else f" on its PATH ({env['PATH']})")
             )
-        own_user = self.sandbox.mode == "bwrap" and bot_users.needed()
-        if own_user and not os.stat(found).st_mode & stat.S_IXOTH:
+        if self.sandbox.bots_own_users and not os.stat(found).st_mode & stat.S_IXOTH:
             self.core.retire_player(token)
             raise BotLaunchError(
                 f"cannot start bot {entrant.name!r}: {os.path.normpath(found)} may be run "
@@ -437,12 +436,14 @@ class BotPool:
             raise BotLaunchError(f"cannot start bot {entrant.name!r} ({shown}): {exc}") from exc
         bot = BotProcess(entrant, token, process, self.limits, group)
         self.processes[entrant.name].append(bot)
-        if cancelled:  # the arena is stopping: close() stops it with the others
-            raise asyncio.CancelledError
         loop = asyncio.get_running_loop()
+        # Read even when cancelled: close() waits for the reader to reach the end of the
+        # pipe, and asyncio's transport is done with the process only then.
         bot.reader = loop.create_task(self._read_stderr(bot))
         self._tasks.append(bot.reader)
         self._tasks.append(loop.create_task(self._wait_exit(bot)))
+        if cancelled:  # the arena is stopping: close() stops it with the others
+            raise asyncio.CancelledError
         return bot
 
     async def _read_stderr(self, bot: BotProcess) -> None:

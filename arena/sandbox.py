@@ -80,6 +80,12 @@ class Sandbox:
     bwrap: str | None = None
     note: str = ""  # what the operator should be told (unsandboxed bots)
 
+    @property
+    def bots_own_users(self) -> bool:
+        """Whether each bot runs as a uid of its own (a root arena's bwrap sandbox), so
+        that its program must be executable by others."""
+        return self.mode == "bwrap" and bot_users.needed()
+
     @contextlib.contextmanager
     def launch(
         self,
@@ -133,20 +139,20 @@ def bwrap_launch(
     root, as a user of the bot's own (arena/bot_users.py), else as the arena's user."""
     fds = () if seccomp_fd is None else (seccomp_fd,)
     runtime = _runtime_paths()
-    if not bot_users.needed():
-        arguments = bwrap_arguments(cwd, visible, hidden, runtime, scratch_bytes, seccomp_fd)
-        yield Launch([bwrap, *arguments, *command], fds)
-        return
-    try:
-        with bot_users.bot_user(NOBODY) as user:
-            arguments = bwrap_arguments(
-                cwd, visible, hidden, runtime, scratch_bytes, seccomp_fd, user.namespace_fd
-            )
-            yield Launch(
-                [*user.switch_command(), bwrap, *arguments, *command], (*fds, user.namespace_fd)
-            )
-    except bot_users.BotUserError as exc:
-        raise SandboxError(f"{exc}, {NONE_FIX}") from exc
+    with contextlib.ExitStack() as own_user:
+        user = None
+        if bot_users.needed():
+            try:
+                user = own_user.enter_context(bot_users.bot_user(NOBODY))
+            except bot_users.BotUserError as exc:
+                raise SandboxError(f"{exc}, {NONE_FIX}") from exc
+        userns_fd = None if user is None else user.namespace_fd
+        switch = [] if user is None else user.switch_command()
+        arguments = bwrap_arguments(
+            cwd, visible, hidden, runtime, scratch_bytes, seccomp_fd, userns_fd
+        )
+        passed = fds if userns_fd is None else (*fds, userns_fd)
+        yield Launch([*switch, bwrap, *arguments, *command], passed)
 
 
 def _python_bin_dirs() -> list[str]:
