@@ -21,6 +21,7 @@ from rich.markup import escape
 from arena import runner, sandbox
 from arena.artifacts import SubmissionError
 from arena.distributed import ClusterError, require_dask
+from arena.rendering import terminal_text
 from arena.schedule import ScheduleError
 from arena.settings import SettingsError
 from arena.store import Store, StoreError, TournamentRecord
@@ -78,8 +79,9 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
-    """Print a one-line error; the caller raises what this returns."""
-    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+    """Print a one-line error; the caller raises what this returns. The message may carry
+    words from a replay file or a referee, so control characters are shown as escapes."""
+    err.print(f"[bold red]error:[/] {escape(terminal_text(message))}", highlight=False)
     return typer.Exit(code)
 
 

@@ -24,6 +24,7 @@ from arena.cli.common import (
     print_json,
     replay_text,
 )
+from arena.rendering import terminal_text
 from arena.store import Store, StoreError
 from arena.viewer import replay_show
 from referee.numbers import whole_number
@@ -127,11 +128,11 @@ def replay_verify(
         report.append({"match": name, "ok": not problems, "problems": problems})
         if not as_json:
             if problems:
-                console.print(f"[red]MISMATCH[/] {escape(name)}")
-                for p in problems:
-                    console.print(f"  {p}", markup=False, highlight=False)
+                console.print(f"[red]MISMATCH[/] {escape(terminal_text(name))}")
+                for p in problems:  # they quote the replay, whoever wrote it
+                    console.print(f"  {terminal_text(p)}", markup=False, highlight=False)
             else:
-                console.print(f"[green]ok[/] {escape(name)}")
+                console.print(f"[green]ok[/] {escape(terminal_text(name))}")
     bad = sum(not r["ok"] for r in report)
     if as_json:
         print_json(report)

@@ -289,6 +289,38 @@ def test_corrupt_content_is_the_same_clear_error_for_every_command(
             assert "0 of 1 replays verified" in done.stdout
 
 
+TERMINAL_CONTROLS = "\x1b]0;retitled\x07\x1b[2J\x9b31m"
+
+
+@pytest.mark.parametrize("where", ["option-name", "option-value", "event-kind"])
+def test_a_replays_words_reach_the_terminal_as_text(
+    stored: tuple[Path, str], tmp_path: Path, where: str
+) -> None:
+    """Whoever wrote a replay file chooses the words its errors and mismatches quote; a
+    terminal must get them as text, not as control sequences."""
+    db, text = stored
+    rows = _rows(text)
+    if where == "event-kind":
+        at = next(i for i, r in enumerate(rows) if r["type"] == "event")
+        rows = _edit(rows, at, kind=TERMINAL_CONTROLS, text=TERMINAL_CONTROLS)
+    else:
+        header = rows[0]
+        extra = (
+            {"x" + TERMINAL_CONTROLS: 1}
+            if where == "option-name"
+            else {"knock_limit": TERMINAL_CONTROLS}
+        )
+        rows = [{**header, "rules": {**header["rules"], **extra}}, *rows[1:]]
+    path = _write_rows(tmp_path / "r.jsonl", rows)
+    for cmd in COMMANDS:
+        done = command(db, cmd, tmp_path, "--file", str(path))
+        out = done.stdout + done.stderr
+        if cmd == "verify":  # quotes them in every case (the others, in their errors)
+            assert "\\x1b]0;retitled" in out, out
+        for control in ("\x1b", "\x07", "\x9b"):
+            assert control not in out, (cmd, out)
+
+
 # 4. Stored replays: decompressed under the cap; a corrupt one fails that match only.
 
 
