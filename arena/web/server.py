@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import html
 import io
+import ipaddress
 import socket
 import sqlite3
 import sys
@@ -222,7 +223,8 @@ def route(db: Path, path: str, query: dict[str, list[str]]) -> Response:
         try:
             # Checked on every request, before any cached page: a deal still in play at
             # other tables is not shown to spectators.
-            reason = withheld_reason(store, store.match(match_id))
+            match = store.match(match_id)
+            reason = withheld_reason(store, match)
             if reason is not None:
                 raise Withheld(reason)
             text = store.replay_text(match_id) if raw else ""
@@ -230,7 +232,13 @@ def route(db: Path, path: str, query: dict[str, list[str]]) -> Response:
             store.close()
         if raw:
             return Response(HTTPStatus.OK, "application/x-ndjson; charset=utf-8", text.encode())
-        return _html(_replay_page(str(db), match_id, arg.get("seat", "all")))
+        # Any other value opens on every seat: each value is a page of its own in the
+        # cache, and a client could otherwise have a long match's page built and kept
+        # once per value.
+        seat = arg.get("seat", "all")
+        if seat not in {str(s) for s in range(len(match["entrants"]))}:
+            seat = "all"
+        return _html(_replay_page(str(db), match_id, seat))
     store = Store(db)
     try:
         if not parts:
@@ -288,6 +296,33 @@ def _matches_page(store: Store, arg: dict[str, str]) -> str:
     )
     paging = f"<p>{paging}</p>" if paging else ""
     return page(title, _matches_table(shown) + paging, meta, ("/", "home"))
+
+
+_ELSEWHERE = (
+    "this server answers requests for a loopback name only (localhost, 127.0.0.1, [::1]); "
+    "serve it on another address (--host) to reach it by another name"
+)
+
+
+def names_loopback(host_header: str | None) -> bool:
+    """Whether a request's Host names a loopback address. A server on one answers only
+    those: a web site the operator visits could otherwise point its own name at 127.0.0.1
+    (DNS rebinding) and read the server through the operator's browser. A request with
+    no Host comes from no browser and is answered."""
+    if host_header is None:
+        return True
+    try:
+        name = urlsplit(f"//{host_header}").hostname
+    except ValueError:
+        return False
+    if name is None:
+        return False
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
 
 
 def _error_page(status: int, message: str) -> Response:
@@ -378,6 +413,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._answer(self._post)
 
     def _answer(self, respond: Callable[[], Response], body: bool = True) -> None:
+        if self.server.loopback and not names_loopback(self.headers.get("Host")):
+            self.close_connection = True  # an upload's body is left unread
+            self._send(_error_page(HTTPStatus.MISDIRECTED_REQUEST, _ELSEWHERE), body)
+            return
         try:
             response = respond()
         except (ConnectionError, TimeoutError):
@@ -484,6 +523,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(response.status)
         self.send_header("Content-Type", response.content_type)
         self.send_header("Content-Length", str(len(response.body)))
+        # Pages are never framed by another site, nor their type guessed from their bytes.
+        self.send_header("X-Frame-Options", "DENY")
+        self.send_header("X-Content-Type-Options", "nosniff")
         if response.status == HTTPStatus.SERVICE_UNAVAILABLE:  # busy: come back later
             self.send_header("Retry-After", "30")
         self.end_headers()
@@ -510,6 +552,7 @@ class ArenaServer(ThreadingHTTPServer):
         head_seconds: float = HEAD_SECONDS,
     ) -> None:
         super().__init__(address, _Handler)
+        self.loopback = ipaddress.ip_address(str(self.server_address[0])).is_loopback
         self.upload_limits = upload_limits
         self.upload_places = UploadPlaces()
         self.db = db

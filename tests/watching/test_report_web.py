@@ -153,6 +153,55 @@ def status_of(answer: bytes) -> int:
     return int(answer.split(b" ", 2)[1])
 
 
+def test_a_loopback_server_answers_only_requests_for_a_loopback_name(
+    web: tuple[str, Path, int],
+) -> None:
+    """A web site the operator visits can point its own name at 127.0.0.1 (DNS
+    rebinding); the browser then sends that name as Host, which a server on a loopback
+    address refuses (421). Pages are never framed by another site."""
+    base, _, _ = web
+    port = urlsplit(base).port
+
+    def answer_for(host: str | None, method: str = "GET") -> bytes:
+        head = f"{method} / HTTP/1.1\r\n" + (f"Host: {host}\r\n" if host else "")
+        if method == "POST":
+            head += "Content-Length: 10\r\n"
+        return raw(base, (head + "Connection: close\r\n\r\n").encode())
+
+    for host in [
+        f"127.0.0.1:{port}",
+        "127.0.0.1",
+        f"localhost:{port}",
+        "LOCALHOST",
+        f"[::1]:{port}",
+        "127.9.9.9",
+        "arena.localhost",
+        None,
+    ]:
+        answer = answer_for(host)
+        assert status_of(answer) == 200, host
+        assert b"\r\nX-Frame-Options: DENY\r\n" in answer
+        assert b"\r\nX-Content-Type-Options: nosniff\r\n" in answer
+    for host in [
+        "attacker.example",
+        f"attacker.example:{port}",
+        "127.0.0.1.nip.io",
+        "localhost.attacker.example",
+        "0x7f000001",
+        "[::1",
+        "[fe80::1]:80",
+        "",
+    ]:
+        answer = (
+            answer_for(host)
+            if host
+            else raw(base, b"GET / HTTP/1.1\r\nHost: \r\nConnection: close\r\n\r\n")
+        )
+        assert status_of(answer) == 421, host
+        assert b"loopback name only" in answer
+    assert status_of(answer_for("attacker.example", "POST")) == 421
+
+
 def test_web_log_shows_requests_as_plain_text(tournament: Any, tmp_path: Path) -> None:
     """What a client sends is neither rich markup nor terminal control sequences in the
     request log."""
@@ -223,6 +272,28 @@ def test_matches_come_a_page_at_a_time(
         assert ("next page" in text) == (number < len(ids)), number
     assert 'href="/matches?bot=gin&amp;page=2"' in pages[0]
     assert "no matches" in pages[-1]
+
+
+def test_a_replay_page_opens_on_a_seat_of_its_match_or_on_every_seat(
+    web: tuple[str, Path, int],
+) -> None:
+    """?seat= picks the view a replay page opens on. Any other value was a page of its
+    own in the cache, so a client could have one long match's page (19 MB for 24,754
+    decisions) built and kept once per value it made up."""
+    _, db, _ = web
+    first = json.loads(arena(db, "matches", "list", "--json").stdout)[0]["id"]
+    web_server._replay_page.cache_clear()
+
+    def opens_on(seat: str) -> str:
+        body = web_server.route(db, f"/match/{first}", {"seat": [seat]}).body.decode()
+        found = re.search(r'data-initial-seat="([^"]*)"', body)
+        assert found is not None
+        return found.group(1)
+
+    assert opens_on("1") == "1"
+    made_up = ["2", "-1", "01", "x", "1 ", "\u0661", "all", "9" * 40]
+    assert [opens_on(v) for v in made_up] == ["all"] * len(made_up)
+    assert web_server._replay_page.cache_info().currsize == 2  # seat 1, and every seat
 
 
 def test_web_head_and_content_length(web: tuple[str, Path, int]) -> None:
