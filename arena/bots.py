@@ -137,7 +137,7 @@ class BotProcess:
     reader: asyncio.Task[None] | None = None
     faulted: bool = False  # a limit fault was reported: its exit is not a crash
     retiring: bool = False  # replaced (it has played the deal it was wanted for): stopping
-    deals: set[int] = field(default_factory=set)  # the seeds of the deals it has played
+    deals: set[int] = field(default_factory=set)  # the deals it has played (MatchJob.deal)
     # Without a cgroup: every process ever counted as the bot's, (pid -> start time), so a
     # setsid() helper orphaned when the bot exits is still killed with it.
     seen: dict[int, int] = field(default_factory=dict)
@@ -318,7 +318,7 @@ class BotPool:
     async def acquire(self, entrant: Entrant, deal: int | None = None) -> BotProcess:
         """A free live process of this entrant (launching one if needed), marked busy,
         with its per-match stderr capture and CPU baseline reset. With ``deal`` (the
-        match's seed), never a process that has played that deal: every table of a round
+        match's seed, or its rules' fixed deal), never a process that has played that deal: every table of a round
         plays one deal, from every seat in turn, and a process remembers what it saw (the
         hand it held is now an opponent's, the stock's order is the same). One that has
         played it is stopped and replaced, so the pool stays as large as the matches in

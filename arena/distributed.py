@@ -128,10 +128,10 @@ async def play_on_dask(
             completed.add(future)
 
         async def send_what_may_go() -> None:
-            playing = [j.plan.seed for j, _ in in_flight.values()]
+            playing = [j.deal for j, _ in in_flight.values()]
             while (job := turns.take(playing)) is not None:
                 await send(job)
-                playing.append(job.plan.seed)
+                playing.append(job.deal)
 
         await send_what_may_go()
         try:

@@ -58,6 +58,7 @@ class MatchJob:
     seats: int
     config: MatchConfig
     entrants: tuple[Entrant, ...]  # one per seat, in the plan's lineup order
+    deal: int  # the deal it plays: its seed, or the rules' fixed deal (schedule.fixed_deal)
 
     @property
     def match_id(self) -> str:
@@ -69,20 +70,21 @@ class DealTurns:
     once: the processes of two tables of a deal could tell each other their hands (a
     red-team bot passed its opponent's ten cards to its own process at the other table
     through file locks on the read-only files every sandbox shares). Each deal's matches
-    go in schedule order; deals are taken in the order they first come."""
+    go in schedule order; deals are taken in the order they first come. A deal is a job's
+    ``deal``: its seed, or the fixed deal every match of its rules plays."""
 
     def __init__(self, jobs: Sequence[MatchJob]) -> None:
         self._waiting: dict[int, collections.deque[MatchJob]] = {}
         for job in jobs:
-            self._waiting.setdefault(job.plan.seed, collections.deque()).append(job)
+            self._waiting.setdefault(job.deal, collections.deque()).append(job)
 
     def take(self, in_play: Collection[int]) -> MatchJob | None:
-        """The next match of a deal not ``in_play`` (seeds), or None."""
-        for seed, queue in self._waiting.items():
-            if seed not in in_play:
+        """The next match of a deal not ``in_play``, or None."""
+        for deal, queue in self._waiting.items():
+            if deal not in in_play:
                 job = queue.popleft()
                 if not queue:
-                    del self._waiting[seed]
+                    del self._waiting[deal]
                 return job
         return None
 
@@ -149,7 +151,7 @@ class MatchHost:
         bots = []
         try:
             for entrant in job.entrants:
-                bots.append(await self.pool.acquire(entrant, deal=job.plan.seed))
+                bots.append(await self.pool.acquire(entrant, deal=job.deal))
         except BotLaunchError as exc:
             for bot in bots:
                 self.pool.release(bot)

@@ -33,7 +33,9 @@ from arena.sandbox import Sandbox, resolve
 from arena.schedule import (
     SCHEDULE_VERSION,
     MatchPlan,
+    fixed_deal,
     gauntlet,
+    match_deal,
     round_robin,
     sprt_pairs,
     tournament_secret,
@@ -42,7 +44,7 @@ from arena.settings import TournamentSettings
 from arena.store import Store, StoreError, TournamentRecord, database_files
 from referee.game import get_game, parse_rules
 from referee.match import MatchResult
-from referee.rules import rules_to_dict
+from referee.rules import rules_to_dict, secret_options
 from referee.service import RefereeCore, RefereeError
 
 
@@ -51,10 +53,18 @@ class TournamentError(ValueError):
 
 
 def rules_key(game: str, rules: Any) -> str:
-    """A short canonical name for a rule set: "default" or the options that differ from it."""
+    """A short canonical name for a rule set, which ratings are pooled by: "default" or the
+    options that differ from it. Secret options are left out: they choose the deals, as a
+    seed does, and a rule set's name is on every page spectators read (golf solitaire's
+    deal numbers would give every stock order away)."""
     defaults = rules_to_dict(get_game(game).Rules())
     current = rules_to_dict(rules)
-    changed = [f"{k}={current[k]}" for k in sorted(current) if current[k] != defaults[k]]
+    secret = secret_options(rules)
+    changed = [
+        f"{k}={current[k]}"
+        for k in sorted(current)
+        if current[k] != defaults[k] and k not in secret
+    ]
     return ",".join(changed) or "default"
 
 
@@ -217,6 +227,7 @@ async def _run_claimed(
     todo = [] if stop is not None and stop() else [p for p in plans if p.idx not in finished]
     names = dict.fromkeys(name for p in todo for name in p.lineup)
     entrants = {name: store.entrant(name) for name in names}
+    fixed = fixed_deal(record.game, record.rules)
     jobs = [
         MatchJob(
             tournament_id,
@@ -226,6 +237,7 @@ async def _run_claimed(
             record.seats,
             config,
             tuple(entrants[name] for name in plan.lineup),
+            match_deal(plan.seed, fixed),
         )
         for plan in todo
     ]
@@ -327,7 +339,7 @@ async def _play_in_process(
             enough.set()
 
     turns = DealTurns(jobs)
-    running: dict[asyncio.Task[None], int] = {}  # each with its deal's seed
+    running: dict[asyncio.Task[None], int] = {}  # each with its deal
     try:
         try:
             await host.start()
@@ -339,7 +351,7 @@ async def _play_in_process(
                 job = turns.take(running.values())
                 if job is None:
                     break
-                running[loop.create_task(play(job))] = job.plan.seed
+                running[loop.create_task(play(job))] = job.deal
             if not running:
                 break  # enough: the rest is not played
             done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)

@@ -29,11 +29,16 @@ from __future__ import annotations
 import hashlib
 import hmac
 import itertools
+import json
 import random
 import secrets
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
+
+from referee.game import get_game, parse_rules
+from referee.rules import secret_options
 
 MAX_COMBINATIONS = 60
 # 3: past MAX_COMBINATIONS tables, each round picks its own subset; 2: partnerships vary
@@ -75,6 +80,24 @@ def _keyed(secret: bytes, purpose: str) -> bytes:
 def deal_seed(secret: bytes, deal: int) -> int:
     """The 63-bit engine seed of one deal, stable across machines."""
     return int.from_bytes(_keyed(secret, f"deal/{deal}")[:8], "big") >> 1
+
+
+def fixed_deal(game: str, rules: Mapping[str, Any]) -> int | None:
+    """The deal every match of ``game`` with ``rules`` plays whatever its seed, as a
+    number that stands for it where a seed would (which process has played a deal, which
+    deals are in play): set when a secret rule option fixes the cards (golf solitaire's
+    ``deal_numbers``: every round plays the same numbered deals), else None."""
+    fixed = secret_options(parse_rules(get_game(game).Rules, dict(rules)))
+    if not fixed:
+        return None
+    named = json.dumps([game, sorted(fixed.items())])
+    return int.from_bytes(hashlib.sha256(named.encode()).digest()[:8], "big") >> 1
+
+
+def match_deal(seed: int, fixed: int | None) -> int:
+    """The deal a match plays: its ``fixed`` deal (``fixed_deal``) if its rules have one,
+    else its seed."""
+    return seed if fixed is None else fixed
 
 
 def bot_seed(secret: bytes, name: str) -> str:

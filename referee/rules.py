@@ -255,14 +255,22 @@ SECRET_TEXT = "hidden"
 
 def rules_to_strings(rules: Any, for_players: bool = False) -> dict[str, str]:
     """Every option as the text ``parse_rules`` accepts. ``for_players``: a secret option
-    (one that would tell a player hidden cards, such as numbered deals) that is set reads
-    "hidden"."""
-    out = {}
-    for f in dataclasses.fields(rules):
-        value = getattr(rules, f.name)
-        secret = for_players and f.metadata.get("secret") and value is not None
-        out[f.name] = SECRET_TEXT if secret else _text(value)
-    return out
+    that is set (see ``secret_options``) reads "hidden"."""
+    hidden = secret_options(rules) if for_players else {}
+    return {
+        f.name: SECRET_TEXT if f.name in hidden else _text(getattr(rules, f.name))
+        for f in dataclasses.fields(rules)
+    }
+
+
+def secret_options(rules: Any) -> dict[str, str]:
+    """The secret options that are set, as text: those that would tell a player hidden
+    cards (numbered deals), and which fix the cards whatever the match's seed."""
+    return {
+        f.name: _text(getattr(rules, f.name))
+        for f in dataclasses.fields(rules)
+        if f.metadata.get("secret") and getattr(rules, f.name) is not None
+    }
 
 
 def describe_rules(rules_cls: type[Any]) -> tuple[OptionInfo, ...]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.disclosure import deals_in_play
+from arena.disclosure import deals_in_play, withheld_matches
 from arena.leaderboard import Row, rows_from_results
 from arena.rating import compute_ratings
 from arena.stats import fmt_elo_interval, head_to_head
@@ -68,7 +68,7 @@ def gather(store: Store, tournament_id: int) -> Report:
     ordered = store.results_in_order(record.game, record.rules_key, tournament_id)
     seats = {match_id: list(rows) for match_id, rows in ordered}
     in_play = deals_in_play(store, tournament_id)
-    withheld = frozenset(m["id"] for m in matches if m["seed"] in in_play)
+    withheld = frozenset(withheld_matches(store, tournament_id, matches, in_play))
     report = Report(record, matches, seats, withheld=withheld, seed_shown=not in_play)
     lower = get_game(record.game).lower_scores_win
     rated = compute_ratings(ordered, lower_scores_win=lower)

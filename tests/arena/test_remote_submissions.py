@@ -440,7 +440,7 @@ def test_silent_and_stalled_clients_are_cut_off_and_others_are_served(tmp_path: 
         silent = [socket.create_connection((str(host), port), timeout=30) for _ in range(20)]
         stalled = socket.create_connection((str(host), port), timeout=30)
         stalled.sendall(
-            b"POST /api/submit HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n"
+            b"POST /api/submit HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1000\r\n"
             + f"X-Submitter-Token: {token}\r\nX-Bot-Name: slow\r\n\r\n".encode()
             + b"only part of the body"
         )
@@ -792,7 +792,7 @@ def test_the_upload_form_answers_a_refused_upload_it_did_not_keep(tmp_path: Path
         for _ in range(2):  # two uploads of alice's that never send their body
             s = socket.create_connection(("127.0.0.1", port))
             s.sendall(
-                b"POST /api/submit HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n"
+                b"POST /api/submit HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1000\r\n"
                 + f"X-Submitter-Token: {alice}\r\nX-Bot-Name: slow\r\n\r\n".encode()
             )
             stalled.append(s)
@@ -812,7 +812,7 @@ def trickle_upload(host: str, port: int, token: str) -> tuple[bytes, int]:
     and how many bytes were sent before it came."""
     trickle = socket.create_connection((host, port), timeout=30)
     trickle.sendall(
-        b"POST /api/submit HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n"
+        b"POST /api/submit HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1000\r\n"
         + f"X-Submitter-Token: {token}\r\nX-Bot-Name: slow\r\n\r\n".encode()
     )
     sent = 0

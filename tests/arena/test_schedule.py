@@ -15,6 +15,7 @@ from arena.schedule import (
     ScheduleError,
     bot_seed,
     deal_seed,
+    fixed_deal,
     gauntlet,
     lineups,
     round_robin,
@@ -331,3 +332,16 @@ def test_the_tournaments_schedule_version_decides_whether_rounds_vary(
     new, old = tables(SCHEDULE_VERSION), tables(2)
     assert SCHEDULE_VERSION == 3 and len(new[0] | new[1]) == 66
     assert old[0] == old[1] and len(old[0]) == 60
+
+
+def test_only_rules_that_fix_the_cards_make_a_fixed_deal() -> None:
+    """A match's deal is its seed unless a secret rule option sets the cards whatever the
+    seed (golf solitaire's deal_numbers); then one number stands for the deal, the same
+    for every spelling of the same numbers and different for other numbers or games."""
+    numbered = fixed_deal("golf_solitaire", {"holes": "3", "deal_numbers": "1-3"})
+    assert numbered is not None and 0 <= numbered < 2**63
+    assert fixed_deal("golf_solitaire", {"holes": 3, "deal_numbers": "1,2,3"}) == numbered
+    assert fixed_deal("golf_solitaire", {"holes": "3", "deal_numbers": "1,2,4"}) != numbered
+    assert fixed_deal("golf_solitaire", {"holes": "3"}) is None
+    for game in ("gin_rummy", "golf", "dingo", "goninkan"):
+        assert fixed_deal(game, {}) is None

@@ -13,8 +13,9 @@ import shutil
 import subprocess
 import tempfile
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -351,6 +352,33 @@ def test_the_bots_proc_reaches_nothing_of_the_host() -> None:
     assert seen["cpus"] >= 1
 
 
+def processes_by_seat(db: Path) -> Iterator[tuple[dict[str, Any], str | None]]:
+    """Each rememberer seat of every stored match, with the process it names (None for a
+    seat never asked to choose: the other player may knock on its first turn)."""
+    for match, replay in replays(db):
+        for seat, name in enumerate(match["entrants"]):
+            if name.startswith("memo"):
+                named = set(re.findall(r"process (\w+)", stderr_of(replay, seat)))
+                assert len(named) <= 1, f"one seat, processes {named}"
+                yield match, next(iter(named), None)
+
+
+def assert_never_two_at_once(db: Path, deal_of: Callable[[dict[str, Any]], int]) -> None:
+    """No two matches of one deal (``deal_of`` a replay's header) were in play at once,
+    by the times of the turns the rememberers wrote: their processes could tell each
+    other their hands (a red-team bot did, through locks on files every sandbox shares)."""
+    turns: dict[str, list[float]] = {}
+    deal_of_match: dict[str, int] = {}
+    for match, replay in replays(db):
+        deal_of_match[match["id"]] = deal_of(replay.header)
+        for seat in range(len(match["entrants"])):
+            for in_match, at in re.findall(r" in (\S+) at ([\d.]+)", stderr_of(replay, seat)):
+                turns.setdefault(in_match, []).append(float(at))
+    in_play = [(deal_of_match[m], min(times), max(times)) for m, times in turns.items()]
+    for (deal, start, end), (other, start2, end2) in itertools.combinations(in_play, 2):
+        assert deal != other or end < start2 or end2 < start, "two tables of a deal at once"
+
+
 @pytest.mark.parametrize(
     ("sandbox", "workers"),
     [pytest.param("auto", 0, marks=needs_bwrap), ("none", 0), ("none", 2)],
@@ -373,30 +401,38 @@ def test_no_bot_process_plays_one_deal_twice(tmp_path: Path, sandbox: str, worke
     )
     assert summary["played"] == 12 and not summary["errors"]
     deals_of: dict[str, list[int]] = {}
-    unasked = 0  # seats never asked to choose (the other may knock on its first turn)
-    for match, replay in replays(db):
-        for seat, name in enumerate(match["entrants"]):
-            if name.startswith("memo"):
-                named = set(re.findall(r"process (\w+)", stderr_of(replay, seat)))
-                assert len(named) <= 1, f"one seat, processes {named}"
-                for process in named:
-                    deals_of.setdefault(process, []).append(replay.header["seed"])
-                unasked += not named
+    unasked = 0
+    for match, process in processes_by_seat(db):
+        if process is None:
+            unasked += 1
+        else:
+            deals_of.setdefault(process, []).append(match["seed"])
     assert sum(map(len, deals_of.values())) + unasked == 16  # memo and memo2 in 8 matches each
     assert unasked < 8
     for process, deals in deals_of.items():
         assert len(deals) == len(set(deals)), f"process {process} played a deal twice"
     if not workers:  # a worker's processes are its own: reuse depends on who got what
         assert any(len(deals) > 1 for deals in deals_of.values()), "no process was used again"
-    # Nor are two tables of one deal in play at once: their processes could tell each
-    # other their hands (a red-team bot did, through locks on files every sandbox shares).
-    turns: dict[str, list[float]] = {}  # each match's turns, from what the bots wrote
-    seed_of: dict[str, int] = {}
-    for match, replay in replays(db):
-        seed_of[match["id"]] = replay.header["seed"]
-        for seat in range(len(match["entrants"])):
-            for in_match, at in re.findall(r" in (\S+) at ([\d.]+)", stderr_of(replay, seat)):
-                turns.setdefault(in_match, []).append(float(at))
-    in_play = [(seed_of[m], min(times), max(times)) for m, times in turns.items()]
-    for (deal, start, end), (other, start2, end2) in itertools.combinations(in_play, 2):
-        assert deal != other or end < start2 or end2 < start, "two tables of a deal at once"
+    assert_never_two_at_once(db, lambda header: header["seed"])
+
+
+def test_numbered_deals_are_one_deal_whatever_the_seed(tmp_path: Path) -> None:
+    """Golf solitaire's secret ``deal_numbers`` fixes the cards whatever the seed, so
+    every round plays the same deal: a process that had played it once knew every stock
+    order of the next round (the arena told deals apart by seed). Each process plays it
+    once, and two of its tables are never in play at once."""
+    db = tmp_path / "arena.db"
+    for name in ("memo", "memo2"):
+        run_arena(db, "bots", "add", name, "--game", "*", "--cwd", str(BOTS), "--",
+                  "python", "rememberer.py")  # fmt: skip
+    out = run_arena(
+        db, "tournament", "run", "--game", "golf_solitaire", "--bots", "memo,memo2",
+        "--rounds", "3", "--rules", "holes=1 deal_numbers=7", "--concurrency", "2",
+        "--sandbox", "none", "--json",
+    )  # fmt: skip
+    summary = json.loads(out.stdout)
+    assert summary["played"] == 6 and not summary["errors"]
+    played = [process for _, process in processes_by_seat(db)]
+    assert len(played) == 6 and None not in played
+    assert len(set(played)) == 6, "a process played the numbered deal twice"
+    assert_never_two_at_once(db, lambda header: 0)  # all one deal

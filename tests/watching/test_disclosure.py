@@ -125,3 +125,41 @@ def test_a_seed_and_its_deals_stay_hidden_while_any_tournament_of_it_plays(
         for tournament in (first, second):
             assert "seed 4242" in _get(f"{base}/tournament/{tournament}")[1]
         assert _get(f"{base}/match/{matches(first)[0]}")[0] == 200
+
+
+def test_numbered_deals_stay_hidden_while_any_round_or_tournament_of_them_plays(
+    tmp_path: Path,
+) -> None:
+    """Golf solitaire's secret ``deal_numbers`` fixes the cards whatever the seed, so
+    every round of the tournament, and every tournament of the game with those numbers,
+    plays the same deals: a finished match's replay is withheld while any of them has a
+    match to play (the arena compared seeds, and served round 1's replays, stock order
+    and all, while round 2 played). The numbers are in no rules a page shows."""
+    db = tmp_path / "arena.db"
+    add_sample_bot(db, "rnd", "random_bot", "golf_solitaire")
+    add_sample_bot(db, "greedy", "golf_solitaire_greedy", "golf_solitaire")
+
+    def numbered_tournament(rounds: int) -> tuple[int, list[str]]:
+        args = ("--game", "golf_solitaire", "--bots", "rnd,greedy", "--rounds", str(rounds))
+        out = arena(db, "tournament", "run", *args, "--rules", "holes=1 deal_numbers=906")
+        assert "deal_numbers" not in out.stdout + out.stderr
+        tournament = max(
+            t["id"] for t in json.loads(arena(db, "tournament", "list", "--json").stdout)
+        )
+        listed = arena(db, "matches", "list", "--tournament", str(tournament), "--json")
+        return tournament, [m["id"] for m in json.loads(listed.stdout)]
+
+    first, first_matches = numbered_tournament(2)
+    _, second_matches = numbered_tournament(1)
+    assert len(first_matches) == 4 and len(second_matches) == 2
+    with arena_web(db) as base:
+        for page in ("/", f"/tournament/{first}", "/matches"):  # a replay shows the deal
+            status, body = _get(base + page)
+            assert status == 200 and "deal_numbers" not in body
+        _unplay(db, first_matches[-1], first)  # round 2 of the first has a table to play
+        for match_id in (first_matches[0], second_matches[0]):  # round 1; the other seed
+            status, body = _get(f"{base}/match/{match_id}")
+            assert status == 403 and f"other tables of tournament {first}" in body
+        arena(db, "tournament", "resume", str(first))
+        for match_id in (first_matches[0], second_matches[0]):
+            assert _get(f"{base}/match/{match_id}")[0] == 200
