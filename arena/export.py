@@ -36,14 +36,27 @@ COLUMNS = (
 )
 
 
+# A replay's header line is a few KiB; only that much of the replay is decompressed.
+HEADER_BYTES = 1 << 20
+
+
+class UnreadableHeader(ValueError):
+    """A stored replay whose header line cannot be read."""
+
+
 def _game_version(store: Store, match_id: str) -> int | None:
-    """From the replay's header (the first line), which records the engine's version."""
+    """From the replay's header (the first line), which records the engine's version;
+    None without a replay. Raises UnreadableHeader for a corrupt one."""
     row = store.db.execute("select jsonl_z from replays where match_id = ?", [match_id]).fetchone()
     if row is None:
         return None
-    header = json.loads(zlib.decompress(row[0]).split(b"\n", 1)[0])
-    version = header.get("game_version")
-    return int(version) if version is not None else None
+    try:
+        start = zlib.decompressobj().decompress(row[0], HEADER_BYTES)
+        header = json.loads(start.split(b"\n", 1)[0])
+        version = header.get("game_version")
+        return int(version) if version is not None else None
+    except (zlib.error, TypeError, ValueError, AttributeError) as exc:  # JSON's errors too
+        raise UnreadableHeader(match_id) from exc
 
 
 def export_rows(
@@ -51,10 +64,17 @@ def export_rows(
     game: str | None = None,
     tournament_id: int | None = None,
     entrant: str | None = None,
+    unreadable: list[str] | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """The rows, in schedule order (tournament, match index, seat)."""
+    """The rows, in schedule order (tournament, match index, seat). A match whose stored
+    replay is corrupt has no game version; its id is added to ``unreadable``."""
     for m in store.matches(game, tournament_id, entrant):
-        version = _game_version(store, m["id"])
+        try:
+            version = _game_version(store, m["id"])
+        except UnreadableHeader:
+            version = None
+            if unreadable is not None:
+                unreadable.append(m["id"])
         seats = store.db.execute(
             "select seat, entrant, score, rank, team, faults, forfeited from results "
             "where match_id = ? order by seat",

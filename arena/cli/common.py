@@ -85,6 +85,11 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
+def warn(message: str) -> None:
+    """Print a one-line warning (the command goes on), as text like ``fail``'s."""
+    err.print(f"[bold yellow]warning:[/] {escape(terminal_text(message))}", highlight=False)
+
+
 def resolve_sandbox(mode: str, demo: bool = False) -> sandbox.Sandbox:
     """The sandbox for ``mode``, or a clear error; says so when bots will run unconfined."""
     try:

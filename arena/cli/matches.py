@@ -21,6 +21,7 @@ from arena.cli.common import (
     fail,
     open_existing,
     print_json,
+    warn,
     whole,
 )
 from arena.export import export_rows, write_export
@@ -100,13 +101,20 @@ def matches_export(
     if fmt not in ("csv", "jsonl"):
         raise fail(f"--format must be csv or jsonl, not {fmt!r}")
     store = _checked(db, game, tournament, bot)
-    rows = export_rows(store, game, tournament, bot)
+    unreadable: list[str] = []
+    rows = export_rows(store, game, tournament, bot, unreadable)
     if output is None:
         write_export(rows, sys.stdout, fmt)
-        return
-    try:
-        with output.open("w", newline="") as out:
-            count = write_export(rows, out, fmt)
-    except OSError as exc:
-        raise fail(f"cannot write {output}: {exc.strerror or exc}") from exc
-    err.print(f"wrote {count} rows to {output}", highlight=False)
+    else:
+        try:
+            with output.open("w", newline="") as out:
+                count = write_export(rows, out, fmt)
+        except OSError as exc:
+            raise fail(f"cannot write {output}: {exc.strerror or exc}") from exc
+        err.print(f"wrote {count} rows to {output}", highlight=False)
+    if unreadable:
+        shown = ", ".join(unreadable[:5]) + (", ..." if len(unreadable) > 5 else "")
+        warn(
+            f"the stored replays of {len(unreadable)} match(es) ({shown}) are corrupt: their "
+            "game_version is empty; arena replay verify says why"
+        )

@@ -26,6 +26,7 @@ from arena.cli.common import (
     open_existing,
     open_store,
     print_json,
+    warn,
 )
 from arena.store import StoreError
 from referee.game import game_names, get_game
@@ -232,14 +233,16 @@ def report_cmd(
             err.print(f"replay pages: {done}/{total}", end="\r")
 
     try:
-        index = write_report(store, tournament_id, folder, progress)
+        written = write_report(store, tournament_id, folder, progress)
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
     except OSError as exc:  # the folder cannot be written
         raise fail(f"cannot write the report to {folder}: {exc.strerror or exc}") from exc
     finally:
         store.close()
-    err.print(f"wrote {index}")
+    for match_id, reason in written.unreadable.items():
+        warn(f"no replay page for {match_id}: {reason} (arena replay verify {match_id})")
+    err.print(f"wrote {folder / 'index.html'}")
 
 
 def web_cmd(

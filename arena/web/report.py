@@ -21,12 +21,12 @@ from arena.disclosure import deals_in_play, withheld_matches
 from arena.leaderboard import Row, rows_from_results
 from arena.rating import compute_ratings
 from arena.stats import fmt_elo_interval, head_to_head
-from arena.store import Store, TournamentRecord
+from arena.store import Store, StoreError, TournamentRecord
 from arena.web.pages import Cell, Raw, link, page, table
 from arena.web.replay_page import replay_html
 from arena.web.svg import Series, line_chart
 from referee.game import get_game
-from referee.replay import parse_replay
+from referee.replay import ReplayError, parse_replay
 
 
 @dataclass
@@ -39,6 +39,7 @@ class Report:
     history: list[Series] = field(default_factory=list)
     faults: dict[str, Counter[str]] = field(default_factory=dict)
     withheld: frozenset[str] = frozenset()  # matches whose deal is still in play (no replay)
+    unreadable: dict[str, str] = field(default_factory=dict)  # match id -> why (no replay)
     seed_shown: bool = True  # no deal of its seed is left to play anywhere
 
     @property
@@ -201,14 +202,16 @@ def _matches_html(report: Report, match_href: Callable[[str], str]) -> str:
         seats = report.seats.get(m["id"], [])
         lineup = ", ".join(f"{s['entrant']} (rank {s['rank']}, {s['score']:g})" for s in seats)
         faults = sum(s["faults"] for s in seats)
+        if m["id"] in report.withheld:
+            shown: Cell = f"{m['id']} (replay when every table has played the deal)"
+        elif m["id"] in report.unreadable:
+            shown = f"{m['id']} (replay unreadable: {report.unreadable[m['id']]})"
+        else:
+            shown = link(match_href(m["id"]), m["id"])
         rows.append(
             (
                 m["idx"],
-                (
-                    f"{m['id']} (replay when every table has played the deal)"
-                    if m["id"] in report.withheld
-                    else link(match_href(m["id"]), m["id"])
-                ),
+                shown,
                 lineup,
                 m["reason"],
                 m["decisions"],
@@ -274,22 +277,26 @@ def match_file(match_id: str) -> str:
 
 def write_report(
     store: Store, tournament_id: int, out: Path, progress: Callable[[int, int], None] | None = None
-) -> Path:
+) -> Report:
     """Write ``out/index.html`` and ``out/matches/<id>.html`` for every match (but those
-    whose deal is still in play: see :mod:`arena.disclosure`); returns the index file."""
+    whose deal is still in play, see :mod:`arena.disclosure`, and those whose stored replay
+    cannot be read, in ``unreadable`` with the reason); returns what it wrote."""
     report = gather(store, tournament_id)
     (out / "matches").mkdir(parents=True, exist_ok=True)
     for n, m in enumerate(report.matches, start=1):
         if m["id"] in report.withheld:
             continue
-        replay = parse_replay(store.replay_text(m["id"]))
+        try:
+            replay = parse_replay(store.replay_text(m["id"]))
+        except (ReplayError, StoreError) as exc:
+            report.unreadable[m["id"]] = str(exc)
+            continue
         page_html = replay_html(replay, back_link=("../index.html", f"tournament {tournament_id}"))
         (out / match_file(m["id"])).write_text(page_html, encoding="utf-8")
         if progress is not None:
             progress(n, len(report.matches))
-    index = out / "index.html"
-    index.write_text(report_html(report, match_file), encoding="utf-8")
-    return index
+    (out / "index.html").write_text(report_html(report, match_file), encoding="utf-8")
+    return report
 
 
 __all__ = ["Raw", "Report", "gather", "match_file", "report_html", "write_report"]

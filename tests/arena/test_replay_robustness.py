@@ -6,6 +6,7 @@ a traceback, a hang or unbounded memory. Real files and real CLI processes throu
 
 from __future__ import annotations
 
+import csv
 import gzip
 import json
 import os
@@ -348,6 +349,48 @@ def test_corrupt_stored_replays_fail_their_match_and_verify_goes_on(
     for cmd in COMMANDS:
         done = command(db, cmd, tmp_path, "t1-00000")
         assert_one_line_error(done, 1 if cmd == "verify" else 2, "larger than 64 MiB")
+
+
+def test_a_report_goes_on_past_a_corrupt_replay_and_names_it(
+    stored: tuple[Path, str], tmp_path: Path
+) -> None:
+    """One unreadable replay cost the whole report (no index page); now only its page."""
+    db = tmp_path / "copy.db"
+    db.write_bytes(stored[0].read_bytes())
+    _store_blob(db, "t1-00000", b"not zlib")
+    folder = tmp_path / "report"
+    done = cli(db, "report", "1", "-o", str(folder))
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "warning: no replay page for t1-00000: the stored replay of t1-00000" in done.stderr
+    assert "arena replay verify t1-00000" in done.stderr
+    assert sorted(p.name for p in (folder / "matches").iterdir()) == ["t1-00001.html"]
+    index = (folder / "index.html").read_text()
+    assert "t1-00000 (replay unreadable: the stored replay of t1-00000" in index
+    assert 'href="matches/t1-00001.html"' in index
+
+
+@pytest.mark.parametrize(
+    "blob",
+    [b"not zlib", zlib.compress(b'{"type": "header"' * 100)[:20], zlib.compress(b"[1]\n"),
+     zlib.compress(bytes(100 << 20), 9)],
+    ids=["not-zlib", "truncated", "not-a-header", "bomb"],
+)  # fmt: skip
+def test_export_goes_on_past_a_corrupt_replay_and_names_it(
+    stored: tuple[Path, str], tmp_path: Path, blob: bytes
+) -> None:
+    """The export reads each replay's header for its game version: a corrupt replay was
+    a traceback, with a CSV cut short."""
+    db = tmp_path / "copy.db"
+    db.write_bytes(stored[0].read_bytes())
+    _store_blob(db, "t1-00000", blob)
+    out = tmp_path / "rows.csv"
+    done = cli(db, "matches", "export", "-o", str(out))
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "the stored replays of 1 match(es) (t1-00000) are corrupt" in done.stderr
+    rows = {(r["match"], r["seat"]): r["game_version"] for r in csv.DictReader(out.open())}
+    assert len(rows) == 4
+    assert rows["t1-00000", "0"] == rows["t1-00000", "1"] == ""
+    assert rows["t1-00001", "0"] == rows["t1-00001", "1"] != ""
 
 
 @pytest.mark.parametrize(
