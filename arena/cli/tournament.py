@@ -130,9 +130,18 @@ def finish(store: Store, summary: runner.RunSummary, as_json: bool) -> None:
         if r.games and r.forfeits == r.games
     ]
     stored = len(store.finished_indexes(record.id))
+    matches = store.matches(tournament_id=record.id) if stored else []
     problem = None
     if stored == 0:
         problem = "no match was played" + (f": {summary.errors[0]}" if summary.errors else "")
+    elif not any(m["decisions"] for m in matches):
+        # Every match ended at its first question (each bot crashed or forfeited when
+        # asked): the results, and an SPRT's verdict, say nothing of how the bots play.
+        problem = (
+            f"no bot made a move in any of the {stored} matches: each ended with a fault at "
+            f"once (what the bots wrote is in the replays: {invoked_as()} replay show "
+            f"{matches[0]['id']}{db_words(store.path)})"
+        )
     elif record.status != "finished":
         problem = (
             f"tournament {record.id} stopped incomplete ({stored} of {record.total_matches} "

@@ -18,6 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import arena
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -157,6 +159,28 @@ def test_a_bot_that_forfeits_everything_is_named_first(tmp_path: Path) -> None:
         arena(db, "tournament", "run", "--game", "golf", "--bots", "a,dead", "--json").stdout
     )
     assert data["warnings"] == ["dead forfeited every one of its 2 matches"]
+
+
+@pytest.mark.parametrize("fmt", ["round robin", "sprt"])
+def test_a_tournament_in_which_no_bot_ever_moved_is_a_failure(tmp_path: Path, fmt: str) -> None:
+    """Two bots that both crash when first asked: each match is won by whoever was not
+    asked first. That ran as a finished tournament, exit 0, ratings, and for an SPRT a
+    verdict, with no warning (neither bot forfeited every match)."""
+    db = tmp_path / "a.db"
+    for name in ("dead", "dead2"):
+        register(db, name, command=[PY, "-c", "import sys; sys.exit(3)"])
+    if fmt == "sprt":
+        run = ["tournament", "sprt", "--game", "gin_rummy", "--bots", "dead,dead2",
+               "--elo0", "0", "--elo1", "100", "--max-matches", "20"]  # fmt: skip
+    else:
+        run = ["tournament", "run", "--game", "gin_rummy", "--bots", "dead,dead2"]
+    out = arena(db, *run, "--json", check=False)
+    assert out.returncode == 1, out.stderr
+    played = json.loads(out.stdout)["played"]
+    assert played >= 2
+    problem = f"no bot made a move in any of the {played} matches"
+    assert problem in json.loads(out.stdout)["problem"]
+    assert f"error: {problem}" in out.stderr and "replay show t" in out.stderr
 
 
 def test_tournament_file_with_flags_over_it(tmp_path: Path) -> None:
