@@ -31,20 +31,23 @@ from referee.game import get_game
 app = typer.Typer(no_args_is_help=True, help="List and export stored matches.")
 
 
-def _checked(db: Path, game: str | None, tournament: int | None, bot: str | None) -> Store:
-    """The database, once the filters name a known game, tournament and bot."""
+def _checked(
+    db: Path, game: str | None, tournament: int | None, bot: str | None
+) -> tuple[Store, str | None]:
+    """The database, once the filters name a known game, tournament and bot, and the bot
+    as matches name it (a submitted bot's NAME is its latest version, NAME@v)."""
     store = open_existing(db)
     try:
         if game is not None:
             get_game(game)
         if bot is not None:
             check_ref(bot)
-            store.entrant(bot)
+            bot = store.entrant(bot).name
         if tournament is not None:
             store.tournament(tournament)
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
-    return store
+    return store, bot
 
 
 @app.command("list")
@@ -59,7 +62,7 @@ def matches_list(
     as_json: JsonOption = False,
 ) -> None:
     """List stored matches."""
-    store = _checked(db, game, tournament, bot)
+    store, bot = _checked(db, game, tournament, bot)
     rows = store.matches(game, tournament, bot, limit)
     if as_json:
         print_json(rows)
@@ -100,7 +103,7 @@ def matches_export(
     as CSV or JSON Lines."""
     if fmt not in ("csv", "jsonl"):
         raise fail(f"--format must be csv or jsonl, not {fmt!r}")
-    store = _checked(db, game, tournament, bot)
+    store, bot = _checked(db, game, tournament, bot)
     unreadable: list[str] = []
     rows = export_rows(store, game, tournament, bot, unreadable)
     if output is None:

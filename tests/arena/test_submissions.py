@@ -146,6 +146,12 @@ def test_submitted_bot_plays_its_stored_code_and_versions_rate_apart(tmp_path: P
     shown = json.loads(arena(db, "bots", "show", "marked@1", "--json").stdout)
     assert shown[0]["matches"] == 4 and shown[0]["version"] == 1
 
+    # A match filter's NAME is the latest version, as everywhere (it matched none).
+    for command in (["list", "--json"], ["export", "--format", "jsonl"]):
+        latest_only = arena(db, "matches", *command, "--bot", "marked").stdout
+        assert latest_only == arena(db, "matches", *command, "--bot", "marked@2").stdout
+        assert "marked@2" in latest_only and "marked@1" not in latest_only
+
 
 def test_remove_keeps_history_and_stops_scheduling(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
