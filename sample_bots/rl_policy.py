@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import random
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypedDict
@@ -121,6 +122,8 @@ def load_weights(actions: int) -> Weights:
         weights: Weights = json.loads(path.read_text())
         if len(weights) == actions:
             return weights
+    # Said where its author will look (the match's stderr), rather than playing on quietly.
+    print(f"rl_policy: no weights for this game in {path}; playing untrained", file=sys.stderr)
     return zero_weights(actions)
 
 
