@@ -114,6 +114,17 @@ def _use_wal(db: sqlite_utils.Database) -> None:
             time.sleep(0.01)
 
 
+def unreadable_database(path: Path | str, exc: sqlite3.DatabaseError) -> str:
+    """Why SQLite cannot read ``path``, and what to do: a damaged file is not another
+    program's, and wants another remedy."""
+    if "malformed" in str(exc):
+        return (
+            f"{path} is damaged ({exc}): restore it from a backup, or try "
+            f"'sqlite3 {path} .recover' into a new file"
+        )
+    return f"{path} is not an arena database: {exc}"
+
+
 class Store:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -124,7 +135,7 @@ class Store:
             _use_wal(self.db)
         except sqlite3.DatabaseError as exc:
             if "readonly" not in str(exc):
-                raise StoreError(f"{self.path} is not an arena database: {exc}") from exc
+                raise StoreError(unreadable_database(self.path, exc)) from exc
             # A file this user may only read: read it as it is (a write says why it fails).
         self._migrate()
         self._check_columns()
@@ -182,7 +193,7 @@ class Store:
         try:
             names = set(self.db.table_names())
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path} is not an arena database: {exc}") from exc
+            raise StoreError(unreadable_database(self.path, exc)) from exc
         if "meta" not in names:
             if names:
                 shown = ", ".join(sorted(names)[:5]) + (", ..." if len(names) > 5 else "")

@@ -49,6 +49,8 @@ def main() -> None:
         hint = (
             f" (another process held its write lock over {BUSY_SECONDS:g} s; try again)"
             if "locked" in str(exc)
+            else " (the file is damaged: restore it from a backup, or try sqlite3's .recover)"
+            if "malformed" in str(exc)
             else ""
         )
         raise SystemExit(fail(f"the database: {exc}{hint}").exit_code) from exc

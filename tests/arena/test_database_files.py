@@ -58,6 +58,36 @@ def test_a_damaged_arena_database_is_a_one_line_error(
         assert "Traceback" not in out.stderr
 
 
+@pytest.mark.parametrize("where", ["cut short", "pages overwritten"])
+def test_a_file_sqlite_finds_malformed_is_called_damaged_with_the_remedy(
+    tmp_path: Path, where: str
+) -> None:
+    """SQLite's "database disk image is malformed" read as "not an arena database" on
+    open, and with no file named nor remedy when a later read met it."""
+    db = tmp_path / "arena.db"
+    add_sample_bot(db, "r1")
+    _sql(  # pages enough that some past the schema's are damaged
+        db,
+        "pragma journal_mode = delete",
+        "create table filler (x)",
+        "insert into filler with recursive n(i) as (select 1 union all select i + 1 from n "
+        "where i < 100) select randomblob(4000) from n",
+    )
+    data = bytearray(db.read_bytes())
+    if where == "cut short":
+        data = data[: len(data) // 2]
+    else:
+        page = 4096
+        data[page : 3 * page] = b"\xa5" * (2 * page)
+    db.write_bytes(bytes(data))
+    outs = [arena(db, *c, check=False) for c in (("bots", "list"), ("tournament", "list"))]
+    assert any(out.returncode for out in outs)
+    for out in outs:
+        if out.returncode:
+            assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+            assert "is damaged" in out.stderr and ".recover" in out.stderr, out.stderr
+
+
 @pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("setpriv") is None,
     reason="needs root to read the file as another user (setpriv)",
