@@ -171,9 +171,10 @@ async def play_on_dask(
 
 
 def _log_text(logs: dict[str, list[tuple[str, str]]]) -> dict[str, str]:
-    """Dask's worker logs (address -> [(level, line)]) as one text per worker."""
+    """Dask's worker logs (address -> [(level, line)], newest first) as one text per
+    worker, oldest line first, as a log reads."""
     return {
-        address: "\n".join(f"{level} {line}" for level, line in lines)
+        address: "\n".join(f"{level} {line}" for level, line in reversed(lines))
         for address, lines in logs.items()
     }
 

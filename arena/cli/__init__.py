@@ -28,7 +28,9 @@ from arena.cli.common import fail
 from arena.store import BUSY_SECONDS
 from referee.service import tune_gc
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__.split("\n\n")[0])
+app = typer.Typer(
+    add_completion=False, no_args_is_help=True, help=__doc__.split("\n\n")[0].replace("``", "")
+)
 app.add_typer(bots.app, name="bots")
 app.add_typer(submitters.app, name="submitters")
 app.add_typer(tournament.app, name="tournament")

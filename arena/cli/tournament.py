@@ -4,6 +4,7 @@ tournaments, with a progress display and an end that says what went wrong."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any
@@ -44,6 +45,7 @@ from arena.cli.leaderboard import show_rows
 from arena.distributed import ClusterError, check_placement
 from arena.leaderboard import RunningWins, tournament_leaderboard
 from arena.lifecycle import run_stoppable
+from arena.rendering import terminal_text
 from arena.sandbox import Sandbox
 from arena.settings import DEFAULTS, SprtSettings, TournamentSettings, layered, load_file
 from arena.sprt import SprtStatus, sprt_status
@@ -515,6 +517,12 @@ def tournament_show(
         f"{sum(per_worker.values())}/{record.total_matches} matches, {record.status}",
         highlight=False,
     )
+    settings = Table("setting", "value")
+    for key, value in record.settings.to_json().items():
+        if key not in ("game", "format", "bots") and value not in (None, [], {}):
+            shown = value if isinstance(value, str) else json.dumps(value)
+            settings.add_row(key, terminal_text(shown))
+    console.print(settings)
     if status is not None:
         show_sprt(status)
     table = Table("played on", "matches")

@@ -11,6 +11,7 @@ import csv
 import io
 import json
 import os
+import re
 import shlex
 import sqlite3
 import stat
@@ -199,6 +200,10 @@ def test_tournament_file_with_flags_over_it(tmp_path: Path) -> None:
     assert settings["move_seconds"] == 4.0 and settings["fault_policy"] == "default"
     assert settings["max_strikes"] == 2 and settings["rules"] == {"holes": "1"}
     assert stored_rules(db)["holes"] == 1
+    shown = arena(db, "tournament", "show", "1").stdout  # the settings, without --json too
+    for setting, value in [("rounds", "2"), ("seed", "77"), ("move_seconds", "4.0"),
+                           ("max_strikes", "2"), ("rules", '{"holes": "1"}')]:  # fmt: skip
+        assert re.search(rf"│ {setting} +│ {re.escape(value)} +│", shown), (setting, shown)
     arena(db, "tournament", "run", str(file), "--rounds", "1", "--rules", "holes=2", "--json")
     second = json.loads(arena(db, "tournament", "list", "--json").stdout)[1]
     assert second["rounds"] == 1 and stored_rules(db, 2)["holes"] == 2 and second["seed"] == 77

@@ -90,6 +90,9 @@ def test_local_workers_store_what_in_process_stores(
     assert sorted(shown["matches_per_worker"]) == sorted(workers_of(db))
     assert sum(shown["matches_per_worker"].values()) == 12
     assert len(shown["worker_logs"]) == workers
+    for text in shown["worker_logs"].values():  # oldest line first, as a log reads
+        stamps = re.findall(r"^\w+ (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+)", text, re.M)
+        assert len(stamps) >= 2 and stamps == sorted(stamps), text
     assert "secret" not in shown
 
 
