@@ -161,21 +161,45 @@ class RunningWins:
     def __init__(self, game: str) -> None:
         self.lower_scores_win = get_game(game).lower_scores_win
         self.wins: Counter[str] = Counter()
-        self._solo: dict[int, list[tuple[str, list[dict[str, Any]]]]] = defaultdict(list)
-        self._deal_winners: dict[int, list[str]] = {}
+        self._solo: dict[str, list[tuple[str, list[dict[str, Any]]]]] = defaultdict(list)
+        self._deal_winners: dict[str, list[str]] = {}
 
     def add(
-        self, lineup: Sequence[str], deal: int, outcome: Outcome, forfeited: Sequence[int]
+        self, lineup: Sequence[str], deal: str, outcome: Outcome, forfeited: Sequence[int]
     ) -> None:
-        if len(lineup) > 1:
-            for seat, (name, rank) in enumerate(zip(lineup, outcome.ranks, strict=True)):
-                self.wins[name] += rank == 1 and seat not in forfeited
+        """A match just played; ``deal`` names its deal as stored results do
+        (``Store.results_in_order``: "tournament/seed")."""
+        self._add(
+            [
+                {
+                    "entrant": name,
+                    "deal": deal,
+                    "score": score,
+                    "rank": rank,
+                    "forfeited": seat in forfeited,
+                }
+                for seat, (name, score, rank) in enumerate(
+                    zip(lineup, outcome.scores, outcome.ranks, strict=True)
+                )
+            ]
+        )
+
+    def add_stored(self, results: Sequence[tuple[str, Sequence[Mapping[str, Any]]]]) -> None:
+        """Matches stored before this run (a resumed tournament's), as
+        ``Store.results_in_order`` gives them."""
+        for _, seats in results:
+            self._add(seats)
+
+    def _add(self, seats: Sequence[Mapping[str, Any]]) -> None:
+        if len(seats) > 1:
+            for s in seats:
+                self.wins[s["entrant"]] += s["rank"] == 1 and not s["forfeited"]
             return
+        deal = seats[0]["deal"]
         played = self._solo[deal]
-        row = {"entrant": lineup[0], "deal": deal, "score": outcome.scores[0], "rank": 1}
-        played.append((str(len(played)), [{**row, "forfeited": 0 in forfeited}]))
-        [(_, seats)] = merge_solo_matches(played, self.lower_scores_win)
-        winners = [s["entrant"] for s in seats if s["rank"] == 1 and not s["forfeited"]]
+        played.append((str(len(played)), [{**seats[0], "rank": 1}]))
+        [(_, merged)] = merge_solo_matches(played, self.lower_scores_win)
+        winners = [s["entrant"] for s in merged if s["rank"] == 1 and not s["forfeited"]]
         self.wins.subtract(self._deal_winners.get(deal, []))
         self.wins.update(winners)
         self._deal_winners[deal] = winners

@@ -79,7 +79,8 @@ def run_with_progress(
         TimeElapsedColumn(),
         TextColumn("{task.fields[last]}"),
     )
-    wins = RunningWins(record.game)
+    wins = RunningWins(record.game)  # from the matches a resumed tournament played before
+    wins.add_stored(store.results_in_order(record.game, record.rules_key, tournament_id))
     faults: Counter[str] = Counter()
     with Progress(*columns, console=err, disable=quiet) as progress:
         task = progress.add_task("matches", total=record.total_matches, last="")
@@ -87,7 +88,8 @@ def run_with_progress(
         def on_progress(p: runner.Progress) -> None:
             last = ""
             if p.result is not None and p.plan is not None:
-                wins.add(p.plan.lineup, p.plan.deal, p.result.outcome, p.result.forfeited)
+                deal = f"{tournament_id}/{p.plan.seed}"  # as stored results name it
+                wins.add(p.plan.lineup, deal, p.result.outcome, p.result.forfeited)
                 for fault in p.result.faults:
                     faults[p.plan.lineup[fault.seat]] += 1
                 top = ", ".join(f"{n} {w}" for n, w in wins.wins.most_common(3))

@@ -105,20 +105,38 @@ def test_running_wins_rank_a_solitaire_deal_among_the_bots_that_played_it() -> N
     left), a forfeit wins nothing, and a seat of a several-seat match wins by rank."""
     wins = RunningWins("golf_solitaire")
 
-    def solo(name: str, deal: int, left: int, forfeited: bool = False) -> None:
+    def solo(name: str, deal: str, left: int, forfeited: bool = False) -> None:
         wins.add((name,), deal, Outcome(scores=(left,), ranks=(1,)), (0,) if forfeited else ())
 
-    solo("a", 0, 9)
+    solo("a", "1/10", 9)
     assert wins.wins["a"] == 1  # alone on the deal so far
-    solo("b", 0, 4)
-    solo("crash", 0, 0, forfeited=True)  # stopped on 0 cards, at once
+    solo("b", "1/10", 4)
+    solo("crash", "1/10", 0, forfeited=True)  # stopped on 0 cards, at once
     assert (wins.wins["a"], wins.wins["b"], wins.wins["crash"]) == (0, 1, 0)
-    solo("a", 1, 3)
-    solo("b", 1, 3)  # a tie: both first
-    solo("crash", 1, 0, forfeited=True)
+    solo("a", "1/11", 3)
+    solo("b", "1/11", 3)  # a tie: both first
+    solo("crash", "1/11", 0, forfeited=True)
     assert (wins.wins["a"], wins.wins["b"], wins.wins["crash"]) == (1, 2, 0)
 
     gin = RunningWins("gin_rummy")
-    gin.add(("a", "b"), 0, Outcome(scores=(100, 20), ranks=(1, 2)), ())
-    gin.add(("b", "a"), 0, Outcome(scores=(0, 0), ranks=(1, 2)), (0,))  # b forfeited
+    gin.add(("a", "b"), "1/5", Outcome(scores=(100, 20), ranks=(1, 2)), ())
+    gin.add(("b", "a"), "1/5", Outcome(scores=(0, 0), ranks=(1, 2)), (0,))  # b forfeited
     assert (gin.wins["a"], gin.wins["b"]) == (1, 0)
+
+
+def test_running_wins_of_a_resumed_tournament_count_what_was_stored_before() -> None:
+    """A resumed tournament's progress line counted only the wins of this run; the
+    stored matches, as ``Store.results_in_order`` gives them, count first."""
+
+    def row(entrant: str, deal: str, score: float, rank: int) -> dict[str, Any]:
+        return {"entrant": entrant, "deal": deal, "score": score, "rank": rank, "forfeited": 0}
+
+    solo = RunningWins("golf_solitaire")
+    solo.add_stored([("t1-0", [row("a", "1/10", 9, 1)]), ("t1-1", [row("b", "1/10", 4, 1)])])
+    assert (solo.wins["a"], solo.wins["b"]) == (0, 1)
+    solo.add(("a",), "1/10", Outcome(scores=(2,), ranks=(1,)), ())  # the deal's last bot
+    assert (solo.wins["a"], solo.wins["b"]) == (1, 0)
+    gin = RunningWins("gin_rummy")
+    gin.add_stored([("t1-0", [row("a", "1/5", 30, 1), row("b", "1/5", 0, 2)])])
+    gin.add(("b", "a"), "1/5", Outcome(scores=(40, 0), ranks=(1, 2)), ())
+    assert (gin.wins["a"], gin.wins["b"]) == (1, 1)
