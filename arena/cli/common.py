@@ -139,10 +139,12 @@ def open_store(db: Path) -> Store:
 
 
 def open_existing(db: Path) -> Store:
-    """The database for a command that only reads: a missing file is an error, not a
-    new empty database."""
+    """The database for a command that only reads: a missing or empty file is an error,
+    not a new empty database (SQLite would take an empty file as one)."""
     if not db.exists():
         raise fail(f"no database at {db} (give --db or set ARENA_DB)")
+    if db.is_file() and db.stat().st_size == 0:
+        raise fail(f"{db} is an empty file, not an arena database yet (give --db or set ARENA_DB)")
     return open_store(db)
 
 

@@ -80,20 +80,34 @@ def test_one_bot_does_not_play_itself(tmp_path: Path) -> None:
     assert out.returncode == 2 and "would only play itself" in out.stderr
 
 
+READ_ONLY_COMMANDS = (
+    ["bots", "list"],
+    ["matches", "list"],
+    ["matches", "export"],
+    ["leaderboard", "--game", "gin_rummy"],
+    ["tournament", "list"],
+    ["replay", "verify"],
+    ["replay", "show", "t1-00000"],
+)
+
+
 def test_read_only_commands_refuse_a_missing_database(tmp_path: Path) -> None:
     missing = tmp_path / "none.db"
-    for args in (
-        ["bots", "list"],
-        ["matches", "list"],
-        ["matches", "export"],
-        ["leaderboard", "--game", "gin_rummy"],
-        ["tournament", "list"],
-        ["replay", "verify"],
-        ["replay", "show", "t1-00000"],
-    ):
+    for args in READ_ONLY_COMMANDS:
         out = arena(missing, *args, check=False)
         assert out.returncode == 2 and f"no database at {missing}" in out.stderr, args
     assert not missing.exists()
+
+
+def test_read_only_commands_leave_an_empty_file_empty(tmp_path: Path) -> None:
+    """SQLite takes an empty file as an empty database: `tournament list` made it one."""
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    for args in READ_ONLY_COMMANDS:
+        out = arena(empty, *args, check=False)
+        assert out.returncode == 2, args
+        assert f"{empty} is an empty file, not an arena database yet" in out.stderr, args
+    assert empty.stat().st_size == 0
 
 
 def test_bad_names_are_refused(tmp_path: Path) -> None:
