@@ -290,7 +290,7 @@ class Store:
 
     def remove_entrant(self, ref: str) -> list[str]:
         """Stop scheduling a bot (every version, or ``NAME@v``); its history stays.
-        Returns the names removed."""
+        Returns the names this removed (none if they all were already)."""
         name, _ = split_ref(ref)
         try:
             if "@" in ref or self.submissions.is_submitted(name):
@@ -298,6 +298,8 @@ class Store:
         except SubmissionRefused as exc:
             raise StoreError(str(exc)) from exc
         entrant = self.entrant(ref)
+        if entrant.removed:
+            return []
         self.db.table("entrants").update(entrant.name, {"removed": 1})
         return [entrant.name]
 

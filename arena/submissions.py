@@ -252,11 +252,13 @@ class Submissions:
         return self.version(name, version)
 
     def remove(self, ref: str) -> list[BotVersion]:
-        """Stop scheduling ``NAME@v`` (or every version of ``NAME``); history stays."""
+        """Stop scheduling ``NAME@v`` (or every version of ``NAME``); history stays.
+        Returns the versions this removed (none if they all were already)."""
         name, version = split_ref(ref)
         targets = [self.version(name, version)] if version is not None else self.versions(name)
         if not targets:
             raise SubmissionRefused(f"no submitted bot named {name!r}")
+        targets = [v for v in targets if not v.removed]
         with write_transaction(self.db):
             for v in targets:
                 self.db.table("bot_versions").update((v.name, v.version), {"removed": 1})

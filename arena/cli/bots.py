@@ -252,7 +252,10 @@ def bots_remove(
         removed = open_existing(db).remove_entrant(name)
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
-    console.print(f"removed {', '.join(removed)} (history kept)", highlight=False)
+    if removed:
+        console.print(f"removed {', '.join(removed)} (history kept)", highlight=False)
+    else:
+        console.print(f"{name} was removed already (history kept)", highlight=False, markup=False)
 
 
 @app.command("check")

@@ -184,6 +184,13 @@ def test_remove_keeps_history_and_stops_scheduling(tmp_path: Path) -> None:
     arena(db, "bots", "remove", "rnd")
     assert rows(db, "select removed from entrants where name = 'rnd'") == [(1,)]
     assert rows(db, "select count(*) from results where entrant = 'rnd'")[0][0] == 4
+    # Removing again says so, rather than "removed" a second time.
+    for ref in ("rnd", "marked@1"):
+        again = arena(db, "bots", "remove", ref).stdout
+        assert again.strip() == f"{ref} was removed already (history kept)"
+    assert arena(db, "bots", "remove", "marked").stdout.strip() == (
+        "removed marked@2 (history kept)"  # the one version still scheduled
+    )
 
 
 def test_refused_submissions_store_nothing(tmp_path: Path) -> None:
