@@ -42,7 +42,7 @@ from arena.schedule import (
 )
 from arena.settings import TournamentSettings
 from arena.store import Store, StoreError, TournamentRecord, database_files
-from referee.game import get_game, parse_rules
+from referee.game import get_game, parse_rules, seats_refused
 from referee.match import MatchResult
 from referee.rules import rules_to_dict, secret_options
 from referee.service import RefereeCore, RefereeError
@@ -114,12 +114,10 @@ def create_tournament(store: Store, settings: TournamentSettings) -> TournamentR
     game = settings.game
     engine = get_game(game)
     parsed = parse_rules(engine.Rules, dict(settings.rules))
-    allowed = engine.seats(parsed)
-    seats = settings.seats if settings.seats is not None else allowed.start
-    if seats not in allowed:
-        raise TournamentError(
-            f"{game} with these rules seats {allowed.start}-{allowed.stop - 1} players, not {seats}"
-        )
+    seats = settings.seats if settings.seats is not None else engine.seats(parsed).start
+    refused = seats_refused(game, parsed, seats)
+    if refused is not None:
+        raise TournamentError(refused)
 
     # Names resolve now (NAME -> its latest version, NAME@v), so the tournament and any
     # resume of it play exactly the versions it started with.

@@ -476,6 +476,24 @@ def get_game(name: str) -> Game[Any, Any, Any]:
     return _loaded[name]
 
 
+def seats_refused(game: str, rules: Any, seats: int) -> str | None:
+    """Why ``game`` with ``rules`` cannot seat ``seats`` players (None: it can), with the
+    rule option that would, when a ``players`` option sets the format (3-player gin)."""
+    engine = get_game(game)
+    allowed = engine.seats(rules)
+    if seats in allowed:
+        return None
+    why = f"{game} with these rules seats {allowed.start} to {allowed.stop - 1}, not {seats}"
+    if "players" in {f.name for f in dataclasses.fields(rules)} and rules.players != seats:
+        try:
+            fits = seats in engine.seats(replace_rules(rules, players=seats))
+        except (TypeError, ValueError):  # no such format
+            fits = False
+        if fits:
+            why += f" (the rule option players={seats} makes it a {seats}-player game)"
+    return why
+
+
 def replace_rules(rules: RulesT, **changes: Any) -> RulesT:
     """A copy of ``rules`` with some options changed (validated again)."""
     return dataclasses.replace(rules, **changes)  # type: ignore[type-var]

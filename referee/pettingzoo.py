@@ -40,7 +40,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
     ) from exc
 
 from referee.cards import card
-from referee.game import Game, PlayLoop, get_game, parse_rules
+from referee.game import Game, PlayLoop, get_game, parse_rules, seats_refused
 from referee.views import observation_message
 
 # ---- the numeric observation ----------------------------------------------------------
@@ -450,12 +450,10 @@ class CardArenaEnv(AECEnv):  # type: ignore[misc]
         self.game_name = game
         self.engine: Game[Any, Any, Any] = get_game(game)
         self.rules = parse_rules(self.engine.Rules, rules)
-        allowed = self.engine.seats(self.rules)
-        self.seats = seats if seats is not None else allowed[0]
-        if self.seats not in allowed:
-            raise ValueError(
-                f"{game} with these rules seats {allowed.start} to {allowed.stop - 1}, not {self.seats}"
-            )
+        self.seats = seats if seats is not None else self.engine.seats(self.rules).start
+        refused = seats_refused(game, self.rules, self.seats)
+        if refused is not None:
+            raise ValueError(refused)
         self.metadata = {
             "name": f"card_arena_{game}_v0",
             "render_modes": ["ansi"],

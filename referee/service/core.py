@@ -9,7 +9,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from referee.game import get_game, parse_rules
+from referee.game import get_game, parse_rules, seats_refused
 from referee.match import (
     FaultKind,
     MatchConfig,
@@ -105,11 +105,9 @@ class RefereeCore:
         issue a fresh token for that seat; returns the runtime and the seat tokens."""
         engine = get_game(game)
         parsed = rules if isinstance(rules, engine.Rules) else parse_rules(engine.Rules, rules)
-        if seats not in engine.seats(parsed):
-            allowed = engine.seats(parsed)
-            raise RefereeError(
-                f"{game} with these rules seats {allowed.start} to {allowed.stop - 1}, not {seats}"
-            )
+        refused = seats_refused(game, parsed, seats)
+        if refused is not None:
+            raise RefereeError(refused)
         if len(players) != seats:
             raise RefereeError(f"{seats} seats need {seats} player entries, got {len(players)}")
         if names and len(names) != seats:

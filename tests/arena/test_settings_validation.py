@@ -62,6 +62,7 @@ def tournaments(db: Path) -> list[object]:
         ("--rounds", "1000000000", "rounds must be a whole number from 1 to 1000"),
         ("--concurrency", "0", "concurrency must be a whole number from 1 to 256"),
         ("--seats", HUGE, "seats must be"),
+        ("--seats", "3", "not 3 (the rule option players=3 makes it a 3-player game)"),
     ],
 )
 def test_limits_that_cannot_work_are_refused_and_nothing_is_stored(

@@ -5,6 +5,7 @@ from typing import ClassVar, Literal
 
 import pytest
 
+from referee.game import get_game, seats_refused
 from referee.rules import (
     MAX_LIST_NUMBERS,
     RuleOptions,
@@ -154,3 +155,17 @@ def test_a_whole_number_option_fits_the_wire_int32_fields(value: object) -> None
     with pytest.raises(RulesError, match="must be at most 2,147,483,647 either way"):
         parse_rules(ToyRules, {"limit": value})
     assert parse_rules(ToyRules, {"limit": str(2**31 - 1)}).limit == 2**31 - 1
+
+
+def test_a_seat_count_the_rules_refuse_names_the_format_that_seats_it() -> None:
+    """Gin seats 3 or 4 only with players=3 or 4; the refusal says so (it named only the
+    2 seats of the default format)."""
+
+    def refused(game: str, seats: int, **options: str) -> str | None:
+        return seats_refused(game, parse_rules(get_game(game).Rules, options), seats)
+
+    assert refused("gin_rummy", 2) is None and refused("gin_rummy", 3, players="3") is None
+    hint = "gin_rummy with these rules seats 2 to 2, not 3 (the rule option players=3 makes it"
+    assert (refused("gin_rummy", 3) or "").startswith(hint)
+    assert refused("gin_rummy", 5) == "gin_rummy with these rules seats 2 to 2, not 5"
+    assert refused("dingo", 3) == "dingo with these rules seats 4 to 4, not 3"
