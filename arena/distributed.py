@@ -30,7 +30,7 @@ from arena.matchplay import DealTurns, HostSettings, MatchJob, PlayedMatch
 from arena.sandbox import SandboxError
 from arena.store import Entrant, Store
 
-INSTALL_HINT = "install it with: pip install 'card-arena[dask]' (or scripts/bootstrap dask)"
+INSTALL_HINT = "install it with scripts/bootstrap dask in the clone (or pip install -e '.[dask]')"
 # How often a match is sent before its cancellation by Dask (a lost archive) is an error.
 MAX_SENDS = 4
 

@@ -7,7 +7,8 @@ documented in docs/writing-a-bot.md ("Helpers for strategies") and kept stable f
 authors, whereas the engines under ``referee.games`` may change at any time (a policy
 trained in :mod:`referee.pettingzoo` may import that too). The sample bots import
 nothing else from the project, so any of them can be copied out of the repository and
-run with ``pip install card-arena`` (``rl_policy`` with ``card-arena[rl]``). The
+run wherever the project is installed (``pip install PATH_TO_THE_CLONE``; ``rl_policy``
+with its ``rl`` extra). The
 helpers delegate to the engines: a strategy's deadwood or trick winner is always the
 one the referee computes.
 

@@ -18,7 +18,7 @@ policy trained here plays unchanged as a bot (docs/writing-a-bot.md shows both).
 - Rewards come at the end only: with several seats, +1 for the best rank down to -1 for
   the worst (linear in rank); alone (golf solitaire), minus the match's score.
 
-Needs the optional extra: ``pip install 'card-arena[rl]'``.
+Needs the optional extra: ``scripts/bootstrap rl`` in the clone (``pip install -e '.[rl]'``).
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ try:
     from pettingzoo.utils import wrappers
 except ImportError as exc:  # pragma: no cover - depends on the installed extras
     raise ImportError(
-        "referee.pettingzoo needs PettingZoo, Gymnasium and NumPy: pip install 'card-arena[rl]'"
+        "referee.pettingzoo needs PettingZoo, Gymnasium and NumPy: "
+        "scripts/bootstrap rl in the clone (or pip install -e '.[rl]')"
     ) from exc
 
 from referee.cards import card

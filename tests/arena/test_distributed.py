@@ -356,7 +356,7 @@ def test_workers_need_dask_and_sane_counts(tmp_path: Path) -> None:
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert blocked.returncode == 2
-    assert "pip install 'card-arena[dask]'" in blocked.stderr
+    assert "scripts/bootstrap dask in the clone (or pip install -e '.[dask]')" in blocked.stderr
     assert arena(db, "tournament", "list", "--json").stdout.strip() == "[]"  # nothing made
     help_text = arena(db, "tournament", "run", "--help", env={"COLUMNS": "200"}).stdout
     assert "needs card-arena[dask]" in help_text  # not taken for markup

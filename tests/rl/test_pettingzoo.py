@@ -2,7 +2,7 @@
 variants, the numeric encoding as documented, and one policy that makes the same moves
 from the same observations in the environment and through the referee (in process over
 gRPC, and as a real bot process). Skipped when the extra is not installed
-(pip install 'card-arena[rl]'; scripts/bootstrap dev installs it)."""
+(scripts/bootstrap rl, or dev, installs it)."""
 
 from __future__ import annotations
 
