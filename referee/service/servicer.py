@@ -32,6 +32,7 @@ HELLO_TIMEOUT = 30.0  # seconds a new stream has to say hello
 # bursts.
 HELLO_WAITS_PER_PEER = 64
 STREAM_END_GRACE = 0.5  # seconds for a disconnect to show after the reads end
+MAX_WATCH_DELAY_SECONDS = 86_400.0  # the most a watcher may ask to lag (referee.proto)
 
 
 class RefereeServicer:
@@ -145,6 +146,14 @@ class RefereeServicer:
         runtime = self.core.matches.get(request.match_id)
         if runtime is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
+            return
+        if not 0 <= request.delay_seconds <= MAX_WATCH_DELAY_SECONDS:  # NaN too
+            # A watcher that asked to lag forever kept its place (one of the match's
+            # WATCHERS_PER_MATCH), and kept the match in memory, as long as it liked.
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"delay_seconds must be from 0 to {MAX_WATCH_DELAY_SECONDS:g}",
+            )
             return
         delay = max(runtime.spectator_delay, request.delay_seconds)
         peer = peer_address(context.peer())

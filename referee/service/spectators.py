@@ -30,6 +30,12 @@ from referee.views import observation_message
 FeedEntry = tuple[float, Sequence[Event], Any, "MatchResult | None"]
 
 
+# The time of a message any delay has passed (the start, steps whose times are unknown).
+# Not 0: on the monotonic clock that is the machine's boot, and a delay longer than its
+# uptime held the start back.
+LONG_AGO = float("-inf")
+
+
 class SpectatorFeed:
     """The public feed of one match, shared by its watchers."""
 
@@ -92,7 +98,7 @@ class SpectatorFeed:
     ) -> AsyncIterator[tuple[float, bytes]]:
         """What one watcher receives, with when each step happened: the start, each step
         as it comes, and the rest from the finished feed once the match is over."""
-        yield 0.0, self.start
+        yield LONG_AGO, self.start
         index = 0
         while not self.over:
             async with self.changed:
@@ -123,8 +129,9 @@ class SpectatorFeed:
         return [self._message(entry) for entry in entries]
 
     def stamp(self, index: int) -> float:
-        """When step ``index`` happened (0 when not known: a spectator delay has passed)."""
-        return self.times[index] if index < len(self.times) else 0.0
+        """When step ``index`` happened (LONG_AGO when not known: a spectator delay has
+        passed)."""
+        return self.times[index] if index < len(self.times) else LONG_AGO
 
     def _message(self, entry: FeedEntry) -> bytes:
         _, events, state, result = entry

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from pathlib import Path
 
 import grpc
@@ -91,3 +92,54 @@ def test_watch_streams_past_the_caps_are_refused(
 
     code, details = asyncio.run(scenario())
     assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and refusal in details
+
+
+def test_a_watcher_may_ask_to_lag_a_day_at_most(tmp_path: Path) -> None:
+    """A Watch asking to lag forever (1e9 s, inf) kept its place among the match's
+    watchers, and the match in memory, for as long as it liked: five addresses of such
+    calls shut every other spectator out. Past a day, or not a number, it is refused."""
+
+    async def scenario() -> dict[float, grpc.StatusCode | None]:
+        core = RefereeCore()
+        address = f"unix:{tmp_path}/referee.sock"
+        server = await start_server(core, [address])
+        runtime, _ = core.create_match("gin_rummy", {}, 2, 1, [None, None], start_timeout=60)
+        answers: dict[float, grpc.StatusCode | None] = {}
+        async with grpc.aio.insecure_channel(address) as channel:
+            stub = referee_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
+            # The start comes at once, whatever the delay: it was stamped 0 on the
+            # monotonic clock (the machine's boot), so a delay longer than the machine's
+            # uptime (here the match's own) held even it back.
+            slow, _ = core.create_match(
+                "gin_rummy", {}, 2, 2, [None, None], start_timeout=60,
+                spectator_delay=time.monotonic() + 3600,
+            )  # fmt: skip
+            start = await asyncio.wait_for(
+                stub.Watch(pb.WatchRequest(match_id=slow.spec.match_id)).read(), 30
+            )
+            assert start.HasField("match_start")
+            for delay in (0.0, 86_400.0, 86_400.5, 1e9, float("inf"), float("nan"), -1.0):
+                call = stub.Watch(
+                    pb.WatchRequest(match_id=runtime.spec.match_id, delay_seconds=delay)
+                )
+                try:
+                    assert (await call.read()).HasField("match_start")
+                    answers[delay] = None
+                except grpc.aio.AioRpcError as exc:
+                    answers[delay] = exc.code()
+                    assert "delay_seconds must be from 0 to 86400" in (exc.details() or "")
+                call.cancel()
+        await server.stop(0)
+        for match in (runtime, slow):
+            assert match.task is not None
+            match.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await match.task
+        return answers
+
+    answers = asyncio.run(scenario())
+    invalid = grpc.StatusCode.INVALID_ARGUMENT
+    assert [answers[d] for d in (0.0, 86_400.0, 86_400.5, 1e9, float("inf"), -1.0)] == [
+        None, None, invalid, invalid, invalid, invalid
+    ]  # fmt: skip
+    assert [code for delay, code in answers.items() if delay != delay] == [invalid]  # NaN

@@ -91,6 +91,12 @@ def test_watch_errors(served: str) -> None:
         timeout=60,
     )
     assert nobody.returncode == 2 and "cannot reach a referee at 127.0.0.1:9" in nobody.stderr
+    for delay in ("86401", "nan", "-1"):  # the referee refuses those too (INVALID_ARGUMENT)
+        late = subprocess.run(
+            [*ARENA, "watch", "m1", "--target", served, "--delay", delay],
+            cwd=ROOT, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert late.returncode == 2 and "--delay must be from 0 to 86400" in late.stderr
 
 
 def test_watch_on_a_referee_with_private_watch_takes_the_admin_token() -> None:
