@@ -8,9 +8,8 @@ authors, whereas the engines under ``referee.games`` may change at any time (a p
 trained in :mod:`referee.pettingzoo` may import that too). The sample bots import
 nothing else from the project, so any of them can be copied out of the repository and
 run wherever the project is installed (``pip install PATH_TO_THE_CLONE``; ``rl_policy``
-with its ``rl`` extra). The
-helpers delegate to the engines: a strategy's deadwood or trick winner is always the
-one the referee computes.
+with its ``rl`` extra). The helpers delegate to the engines: a strategy's deadwood or
+trick winner is always the one the referee computes.
 
 Cards are :class:`Card` values (``rank`` 1-13, 0 for a joker; ``suit``; ``code`` as in
 action codes, e.g. ``"QS"``; ``index`` 0-51 suit-major in the order C D H S, 52 for a

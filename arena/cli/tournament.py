@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from arena import runner
 from arena.cli.bots import check_ref
@@ -523,7 +524,7 @@ def tournament_show(
     for key, value in record.settings.to_json().items():
         if key not in ("game", "format", "bots") and value not in (None, [], {}):
             shown = value if isinstance(value, str) else json.dumps(value)
-            settings.add_row(key, terminal_text(shown))
+            settings.add_row(key, Text(terminal_text(shown)))  # the operator's words, as text
     console.print(settings)
     if status is not None:
         show_sprt(status)
