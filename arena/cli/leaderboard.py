@@ -141,11 +141,18 @@ def leaderboard_cmd(
             if game is None:
                 raise fail("give --game (or --tournament)")
             engine = get_game(game)
-            keys = store.rules_keys(game)
-            if rules or ctx.args:
-                keys = [runner.rules_key(game, parse_rules(engine.Rules, rule_options(rules, ctx)))]
-            if not keys:
+            played = store.rules_keys(game)
+            if not played:
                 raise fail(f"no {game} matches stored in {db} yet")
+            keys = played
+            if rules or ctx.args:
+                key = runner.rules_key(game, parse_rules(engine.Rules, rule_options(rules, ctx)))
+                if key not in played:
+                    raise fail(
+                        f"no {game} matches with rules {key} in {db}; "
+                        f"rule sets played: {', '.join(played)}"
+                    )
+                keys = [key]
             for key in keys:
                 boards.append(
                     (

@@ -198,6 +198,21 @@ def test_a_tournament_in_which_no_bot_ever_moved_is_a_failure(tmp_path: Path, fm
     assert f"error: {problem}" in out.stderr and "replay show t" in out.stderr
 
 
+def test_a_leaderboard_of_rules_never_played_names_those_played(tmp_path: Path) -> None:
+    """It printed an empty table and exit 0, where a game never played is an error."""
+    db = tmp_path / "a.db"
+    register(db, "a", "b")
+    arena(db, "tournament", "run", "--game", "golf", "--bots", "a,b", "--rules", "holes=1")
+    out = arena(db, "leaderboard", "--game", "golf", "--rules", "holes=2", check=False)
+    assert out.returncode == 2, out.stdout
+    assert "no golf matches with rules holes=2" in out.stderr
+    assert "rule sets played: holes=1" in out.stderr
+    board = json.loads(
+        arena(db, "leaderboard", "--game", "golf", "--rules", "holes=1", "--json").stdout
+    )
+    assert sorted(r["entrant"] for r in board["leaderboard"]) == ["a", "b"]
+
+
 def test_tournament_file_with_flags_over_it(tmp_path: Path) -> None:
     db = tmp_path / "a.db"
     register(db, "a", "b", "c")
