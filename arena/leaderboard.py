@@ -168,7 +168,7 @@ class RunningWins:
         self, lineup: Sequence[str], deal: str, outcome: Outcome, forfeited: Sequence[int]
     ) -> None:
         """A match just played; ``deal`` names its deal as stored results do
-        (``Store.results_in_order``: "tournament/seed")."""
+        (``arena.store.deal_name``)."""
         self._add(
             [
                 {

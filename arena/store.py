@@ -114,6 +114,12 @@ def _use_wal(db: sqlite_utils.Database) -> None:
             time.sleep(0.01)
 
 
+def deal_name(tournament_id: int, seed: int) -> str:
+    """How results name the deal a match played (one-seat matches of one deal are rated
+    together)."""
+    return f"{tournament_id}/{seed}"
+
+
 def unreadable_database(path: Path | str, exc: sqlite3.DatabaseError) -> str:
     """Why SQLite cannot read ``path``, and what to do: a damaged file is not another
     program's, and wants another remedy."""
@@ -608,7 +614,7 @@ class Store:
             out[-1][1].append(
                 {
                     "match_id": match_id,
-                    "deal": f"{tournament}/{seed}",
+                    "deal": deal_name(tournament, seed),
                     "seat": seat,
                     "entrant": entrant,
                     "score": score,

@@ -51,7 +51,7 @@ from arena.sandbox import Sandbox
 from arena.settings import DEFAULTS, SprtSettings, TournamentSettings, layered, load_file
 from arena.sprt import SprtStatus, sprt_status
 from arena.stats import fmt_elo_interval
-from arena.store import Store
+from arena.store import Store, deal_name
 
 app = typer.Typer(no_args_is_help=True, help="Run, resume and list tournaments; run SPRTs.")
 
@@ -89,7 +89,7 @@ def run_with_progress(
         def on_progress(p: runner.Progress) -> None:
             last = ""
             if p.result is not None and p.plan is not None:
-                deal = f"{tournament_id}/{p.plan.seed}"  # as stored results name it
+                deal = deal_name(tournament_id, p.plan.seed)
                 wins.add(p.plan.lineup, deal, p.result.outcome, p.result.forfeited)
                 for fault in p.result.faults:
                     faults[p.plan.lineup[fault.seat]] += 1
