@@ -31,6 +31,7 @@ from arena.cli.common import (
 from arena.store import StoreError
 from referee.game import game_names, get_game
 from referee.rules import describe_rules
+from referee.service.peers import host_and_port
 
 DEFAULT_TARGET = "127.0.0.1:50051"
 
@@ -132,7 +133,7 @@ def serve_cmd(
         raise fail(f"--player-idle-seconds must be positive, not {player_idle_seconds}")
     token = admin_token or secrets.token_urlsafe(18)
     tcp = port is not None or unix is None
-    addresses = ([f"{host}:{50051 if port is None else port}"] if tcp else []) + (
+    addresses = ([host_and_port(host, 50051 if port is None else port)] if tcp else []) + (
         [f"unix:{unix}"] if unix else []
     )
     services = []
@@ -257,7 +258,7 @@ def web_cmd(
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Serve the leaderboards, tournaments, matches and replay pages of the database."""
-    from arena.web.server import make_server
+    from arena.web.server import make_server, server_url
 
     if not 0 <= port <= 65535:
         raise fail(f"--port must be 0-65535, not {port}")
@@ -272,10 +273,11 @@ def web_cmd(
             None if quiet else lambda m: err.out(m, highlight=False),
             upload_limits=limits,
         )
-    except (StoreError, OSError) as exc:
+    except StoreError as exc:
         raise fail(str(exc)) from exc
-    bound_host, bound_port = server.server_address[:2]
-    print(f"serving {db} on http://{bound_host!s}:{bound_port}/", flush=True)
+    except OSError as exc:  # a name that does not resolve, a port in use or not ours
+        raise fail(f"cannot listen on {host_and_port(host, port)}: {exc.strerror or exc}") from exc
+    print(f"serving {db} on {server_url(server)}", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

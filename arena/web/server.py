@@ -44,7 +44,7 @@ from arena.web.upload import (
 from referee.game import UnknownGame
 from referee.numbers import whole_number
 from referee.replay import ReplayError, parse_replay
-from referee.service.peers import PerAddress
+from referee.service.peers import PerAddress, client_group, host_and_port, is_ipv6_literal
 
 IDLE_SECONDS = 30.0  # a connection silent this long is closed (each holds a thread)
 # A request's line and headers must all arrive within this (each line may come just under
@@ -325,6 +325,12 @@ def names_loopback(host_header: str | None) -> bool:
         return False
 
 
+def server_url(server: ArenaServer) -> str:
+    """The server's address as a URL: http://127.0.0.1:8000/, http://[::1]:8000/."""
+    host, port = server.server_address[:2]
+    return f"http://{host_and_port(str(host), port)}/"
+
+
 def _error_page(status: int, message: str) -> Response:
     body = f"<p>{html.escape(message)}</p><p>{link('/', 'home').html}</p>"
     return _html(page(f"{status}: {HTTPStatus(status).phrase}", body), status)
@@ -551,7 +557,11 @@ class ArenaServer(ThreadingHTTPServer):
         upload_limits: ArtifactLimits = UPLOAD_LIMITS,
         head_seconds: float = HEAD_SECONDS,
     ) -> None:
-        super().__init__(address, _Handler)
+        host, port = address
+        # An IPv6 literal ("::1", "[::]") listens on IPv6; "::" takes IPv4 clients too
+        # (as ::ffff:a.b.c.d, counted as their IPv4 address).
+        self.address_family = socket.AF_INET6 if is_ipv6_literal(host) else socket.AF_INET
+        super().__init__((host.strip("[]"), port), _Handler)
         self.loopback = ipaddress.ip_address(str(self.server_address[0])).is_loopback
         self.upload_limits = upload_limits
         self.upload_places = UploadPlaces()
@@ -566,7 +576,7 @@ class ArenaServer(ThreadingHTTPServer):
         self.refusals_logged_at = -REFUSALS_LOGGED_EVERY
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        address = str(client_address[0])
+        address = client_group(str(client_address[0]))
         with self.open_lock:
             admitted = sum(self.open.held.values()) < self.max_connections and self.open.take(
                 address
@@ -584,7 +594,7 @@ class ArenaServer(ThreadingHTTPServer):
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self._give_back(str(client_address[0]))
+            self._give_back(client_group(str(client_address[0])))
 
     def say(self, text: str, error: bool = False) -> None:
         """Log ``text``. Every line of the server's log passes here, and most quote what a

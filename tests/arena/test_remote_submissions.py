@@ -555,15 +555,15 @@ def test_one_client_holding_connections_cannot_take_the_server_from_others(
     held: list[socket.socket] = []
     try:
         held += [connect("127.0.0.1") for _ in range(4)]
-        places_settle({"127.0.0.1": 4})
+        places_settle({"ipv4:127.0.0.1": 4})
         assert status("127.0.0.1") == b"HTTP/1.0 503 Service Unavailable"
         assert status("127.0.0.2") == b"HTTP/1.0 200 OK"  # another client is served
-        places_settle({"127.0.0.1": 4})
+        places_settle({"ipv4:127.0.0.1": 4})
         held += [connect("127.0.0.3") for _ in range(2)]  # six held: the cap in all
-        places_settle({"127.0.0.1": 4, "127.0.0.3": 2})
+        places_settle({"ipv4:127.0.0.1": 4, "ipv4:127.0.0.3": 2})
         assert status("127.0.0.4") == b"HTTP/1.0 503 Service Unavailable"
         held.pop(0).close()  # a place comes back when its connection ends
-        places_settle({"127.0.0.1": 3, "127.0.0.3": 2})
+        places_settle({"ipv4:127.0.0.1": 3, "ipv4:127.0.0.3": 2})
         assert status("127.0.0.1") == b"HTTP/1.0 200 OK"
         deadline = time.monotonic() + 30
         for sock in held:  # each leaves before its answer: the server writes to a closed socket
