@@ -53,6 +53,12 @@ HEAD_SECONDS = 30.0
 # A request's line and headers together: the standard library alone takes 100 headers of
 # 64 KiB each, and a client held 6.5 MB of the server's memory per connection so.
 MAX_HEAD_BYTES = 64 * 1024
+# An answer must be sent within SEND_SECONDS plus its size at SEND_BYTES_PER_SECOND (a
+# 19 MB replay page: 30 + 1,160 s): the idle time counts only silence, so a client
+# reading a few bytes at a time held its connection, and a thread, for as long as the
+# page lasted at its pace.
+SEND_SECONDS = 30.0
+SEND_BYTES_PER_SECOND = 16 * 1024
 MATCHES_PER_PAGE = 500
 _HEAD_TOO_LARGE = (
     b"HTTP/1.0 431 Request Header Fields Too Large\r\nContent-Type: text/plain\r\n"
@@ -382,6 +388,38 @@ class _DeadlineReader(io.RawIOBase):
             self.connection.settimeout(self.idle)
 
 
+class _DeadlineWriter(io.BufferedIOBase):
+    """The connection's sending side, where every write ends by ``deadline`` (monotonic
+    seconds) as well as after ``idle`` seconds in which the client took nothing."""
+
+    def __init__(self, connection: socket.socket, idle: float) -> None:
+        super().__init__()
+        self.connection = connection
+        self.idle = idle
+        self.deadline = float("inf")
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        view = memoryview(data).cast("B")
+        try:
+            while view:
+                left = self.deadline - time.monotonic()
+                if left <= 0:
+                    raise DeadlinePassed("the answer was not taken in time")
+                self.connection.settimeout(min(self.idle, left))
+                try:
+                    view = view[self.connection.send(view[:65536]) :]
+                except TimeoutError:
+                    if left < self.idle:
+                        raise DeadlinePassed("the answer was not taken in time") from None
+                    raise
+        finally:
+            self.connection.settimeout(self.idle)
+        return len(data)
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: ArenaServer
     reader: _DeadlineReader
@@ -397,6 +435,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.reader.budget = MAX_HEAD_BYTES
         self.rfile.close()  # the plain socket file, replaced (the socket stays open)
         self.rfile = io.BufferedReader(self.reader)
+        self.wfile.close()  # likewise: answers are sent by a deadline (_send sets it)
+        self.wfile = self.writer = _DeadlineWriter(self.connection, self.server.idle_seconds)
+        self.writer.deadline = self.reader.deadline + self.server.send_seconds  # early refusals
 
     def handle_one_request(self) -> None:
         try:
@@ -525,7 +566,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._read_body(length, DISCARD_SECONDS, keep=False)
 
     def _send(self, response: Response, body: bool = True) -> None:
-        """Send ``response``; without ``body`` (HEAD) the same status and headers only."""
+        """Send ``response``; without ``body`` (HEAD) the same status and headers only.
+        It must be taken in by a deadline that grows with its size (SEND_SECONDS)."""
+        size = len(response.body) if body else 0
+        self.writer.deadline = (
+            time.monotonic() + self.server.send_seconds + size / self.server.send_rate
+        )
         self.send_response(response.status)
         self.send_header("Content-Type", response.content_type)
         self.send_header("Content-Length", str(len(response.body)))
@@ -556,6 +602,8 @@ class ArenaServer(ThreadingHTTPServer):
         per_address: int = CONNECTIONS_PER_ADDRESS,
         upload_limits: ArtifactLimits = UPLOAD_LIMITS,
         head_seconds: float = HEAD_SECONDS,
+        send_seconds: float = SEND_SECONDS,
+        send_rate: float = SEND_BYTES_PER_SECOND,
     ) -> None:
         host, port = address
         # An IPv6 literal ("::1", "[::]") listens on IPv6; "::" takes IPv4 clients too
@@ -569,6 +617,8 @@ class ArenaServer(ThreadingHTTPServer):
         self.log = log
         self.idle_seconds = idle_seconds
         self.head_seconds = head_seconds
+        self.send_seconds = send_seconds
+        self.send_rate = send_rate
         self.max_connections = max_connections
         self.open = PerAddress(per_address)
         self.open_lock = threading.Lock()  # taken in the accepting thread, given back in others
@@ -646,13 +696,16 @@ def make_server(
     per_address: int = CONNECTIONS_PER_ADDRESS,
     upload_limits: ArtifactLimits = UPLOAD_LIMITS,
     head_seconds: float = HEAD_SECONDS,
+    send_seconds: float = SEND_SECONDS,
+    send_rate: float = SEND_BYTES_PER_SECOND,
 ) -> ArenaServer:
     """A server for ``db`` listening on (host, port); port 0 picks a free port
     (``server.server_address`` has it). A connection silent for ``idle_seconds`` is
     closed, and so is one whose request line and headers take over ``head_seconds``;
     past ``max_connections`` at once, or ``per_address`` from one client address,
-    a connection is answered 503 and closed. Uploads are read and stored within
-    ``upload_limits``."""
+    a connection is answered 503 and closed. An answer not taken in within
+    ``send_seconds`` plus its size at ``send_rate`` bytes a second is cut off. Uploads
+    are read and stored within ``upload_limits``."""
     if not db.exists():
         raise StoreError(f"no database at {db}")
     return ArenaServer(
@@ -664,4 +717,6 @@ def make_server(
         per_address,
         upload_limits,
         head_seconds,
+        send_seconds,
+        send_rate,
     )
