@@ -552,6 +552,27 @@ class Store:
             out.append(row)
         return out
 
+    def first_match_id(self, tournament_id: int, moved: bool = False) -> str | None:
+        """The id of the tournament's first stored match in schedule order (with ``moved``:
+        the first in which a bot made a move), or None; without loading every match."""
+        row = self.db.execute(
+            "select id from matches where tournament_id = ?"
+            + (" and decisions > 0" if moved else "")
+            + " order by idx limit 1",
+            [tournament_id],
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def matches_per_worker(self, tournament_id: int) -> dict[str, int]:
+        """How many of the tournament's stored matches each Dask worker played ("local":
+        played in the arena's own process)."""
+        rows = self.db.execute(
+            "select coalesce(nullif(worker, ''), 'local'), count(*) from matches"
+            " where tournament_id = ? group by 1 order by 1",
+            [tournament_id],
+        )
+        return {str(worker): int(count) for worker, count in rows}
+
     def match(self, match_id: str) -> dict[str, Any]:
         rows = self.matches_by_ids([match_id])
         if not rows:

@@ -98,11 +98,11 @@ def demo_cmd(
     # and hints that work as printed: the command as it was run, the database named.
     finish(store, summary, as_json=False)
     console.print(f"{count} replays stored in {db} and exported to {folder}/", highlight=False)
-    first = store.matches(tournament_id=record.id, limit=1)
-    if first:
+    first = store.first_match_id(record.id)
+    if first is not None:
         arena, on_db = invoked_as(), db_words(db)
         console.print(
-            f"watch one: {arena} replay show {first[0]['id']} --seat 0{on_db}\n"
+            f"watch one: {arena} replay show {first} --seat 0{on_db}\n"
             f"check them: {arena} replay verify --tournament {record.id}{on_db}\n"
             f"its report: {arena} report {record.id}{on_db}",
             highlight=False,

@@ -135,17 +135,16 @@ def finish(store: Store, summary: runner.RunSummary, as_json: bool) -> None:
         if r.games and r.forfeits == r.games
     ]
     stored = len(store.finished_indexes(record.id))
-    matches = store.matches(tournament_id=record.id) if stored else []
     problem = None
     if stored == 0:
         problem = "no match was played" + (f": {summary.errors[0]}" if summary.errors else "")
-    elif not any(m["decisions"] for m in matches):
+    elif store.first_match_id(record.id, moved=True) is None:
         # Every match ended at its first question (each bot crashed or forfeited when
         # asked): the results, and an SPRT's verdict, say nothing of how the bots play.
         problem = (
             f"no bot made a move in any of the {stored} matches: each ended with a fault at "
             f"once (what the bots wrote is in the replays: {invoked_as()} replay show "
-            f"{matches[0]['id']}{db_words(store.path)})"
+            f"{store.first_match_id(record.id)}{db_words(store.path)})"
         )
     elif record.status != "finished":
         problem = (
@@ -498,9 +497,7 @@ def tournament_show(
         record = store.tournament(tournament_id)
     except USER_ERRORS as exc:  # a stored row these settings refuse, too
         raise fail(str(exc)) from exc
-    per_worker: Counter[str] = Counter(
-        m.get("worker") or "local" for m in store.matches(tournament_id=tournament_id)
-    )
+    per_worker = store.matches_per_worker(tournament_id)
     worker_logs = store.worker_logs(tournament_id)
     status = sprt_status(store, record) if record.settings.format == "sprt" else None
     if as_json:
