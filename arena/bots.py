@@ -293,6 +293,12 @@ def with_open_files_limit(command: list[str]) -> list[str]:
     return ["/bin/sh", "-c", script, "arena-bot", *command]
 
 
+def _yield_cpu(group: cgroups.BotCgroup, yielding: bool) -> None:
+    # The group is gone once its bot is: nothing left to hold back.
+    with contextlib.suppress(OSError):
+        group.yield_cpu(yielding)
+
+
 @dataclass
 class BotPool:
     """Long-lived bot processes per entrant, handed out one match at a time."""
@@ -355,14 +361,33 @@ class BotPool:
         bot.last_match = match
         bot.releases += 1
         bot.answered = lambda: False
+        self._hold_back_between_turns(bot, in_match=False)
         log = bot.take_log()
         bot.late_room = max(0, bot.limits.output_bytes - len(log.text.encode()))
         return log
 
     def playing(self, bot: BotProcess, answered: Callable[[], bool]) -> None:
         """``answered()`` tells when the bot has answered in its new match: from then on,
-        what it writes belongs to that match."""
+        what it writes belongs to that match. Until the match ends the bot yields the
+        CPU to others while it owes no decision."""
         bot.answered = answered
+        self._hold_back_between_turns(bot, in_match=True)
+
+    def _hold_back_between_turns(self, bot: BotProcess, in_match: bool) -> None:
+        """In a match, the bot's CPU group yields to others while its seat's session owes
+        no decision (move clocks are wall time: a bot computing on its opponent's turn
+        slowed the opponent's thinking). Out of a match it yields too: it is on turn
+        nowhere. Without a CPU group, nothing."""
+        group = bot.cgroup
+        if group is None:
+            return
+        session = self.core.session(bot.token)
+        if in_match and session is not None:
+            session.watch_turns(lambda on_turn: _yield_cpu(group, not on_turn))
+            return
+        if session is not None:
+            session.watch_turns(None)
+        _yield_cpu(group, True)
 
     def _hand_over_late_output(self, bot: BotProcess) -> None:
         log = bot.late.take()

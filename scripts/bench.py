@@ -23,7 +23,7 @@ medians; each ratio is taken within a round, then the median over rounds.
 Separately, ``--workers 1,2`` measures whole tournaments on local Dask workers beside one
 in process, and ``--cpu-share`` how much a bot that starts 20 spinning sessions slows the
 opponent's thinking (wall over CPU time per turn), beside an idle opponent, with the
-arena's cgroups and without, and ``--upload-memory`` what refused uploads leave in the
+arena's cgroups and without, on all cores and on one, and ``--upload-memory`` what refused uploads leave in the
 memory of an ``arena serve``.
 
 Usage: scripts/bench [--streams 16] [--seconds 8] [--rounds 3] [--games gin_rummy,golf] [--json]
@@ -658,6 +658,7 @@ def choose(observation, legal):
         for _ in range(int(sys.argv[1])):
             if os.fork() == 0:
                 os.setsid()
+                os.closerange(3, 1 << 16)  # its sockets would be the bot's: 16 at most
                 while True:
                     pass
     return random.choice(legal)
@@ -665,22 +666,31 @@ run_bot(choose, name="swarm")
 """
 
 
-def _thinking_slowdown(folder: Path, opponent: str, cgroups: bool) -> float:
+def _thinking_slowdown(folder: Path, opponent: str, cgroups: bool, one_core: bool) -> float:
     """How many times longer than its CPU time a thinking turn takes in wall time, over
-    two gin rummy matches against ``opponent`` (idle or swarm)."""
-    env = {**os.environ, "ARENA_DB": str(folder / f"{opponent}-{cgroups}.db")}
+    two gin rummy matches against ``opponent`` (idle or swarm); with ``one_core`` the
+    arena and its bots all run on one core, as bots of matches in play at once share
+    the cores when there are more of them than cores."""
+    env = {**os.environ, "ARENA_DB": str(folder / f"{opponent}-{cgroups}-{one_core}.db")}
+    cores = os.sched_getaffinity(0)
     if not cgroups:
         env["ARENA_CGROUPS"] = "off"
 
     def arena(*args: str) -> str:
-        done = subprocess.run(
-            [sys.executable, "-m", "arena.cli", *args],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
+        # This thread's affinity, which the arena inherits (no preexec_fn: see
+        # docs/architecture.md on forking), put back at once.
+        os.sched_setaffinity(0, {min(cores)} if one_core else cores)
+        try:
+            done = subprocess.run(
+                [sys.executable, "-m", "arena.cli", *args],
+                cwd=ROOT,
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+        finally:
+            os.sched_setaffinity(0, cores)
         return done.stdout
 
     helpers = "20" if opponent == "swarm" else "0"
@@ -715,9 +725,10 @@ def cpu_share(args: Any) -> None:
         (folder / "thinker.py").write_text(_THINKER)
         (folder / "swarm.py").write_text(_SWARM)
         figures = {
-            f"{opponent}, {'cgroups' if on else 'no cgroups'}": _thinking_slowdown(
-                folder, opponent, on
+            f"{opponent}, {'cgroups' if on else 'no cgroups'}{', one core' if one else ''}": (
+                _thinking_slowdown(folder, opponent, on, one)
             )
+            for one in (False, True)
             for on in (True, False)
             for opponent in ("idle", "swarm")
         }
@@ -730,7 +741,7 @@ def cpu_share(args: Any) -> None:
         "wall time over CPU time, against each opponent:"
     )
     for name, value in figures.items():
-        print(f"  {name:24s} {value:6.2f}")
+        print(f"  {name:34s} {value:6.2f}")
 
 
 def transport_and_referee(n: int, seconds: float, game: str) -> dict[str, float]:

@@ -53,8 +53,9 @@ class StreamSeat:
         fill_observation(turn.observation, self.game, request.view)
         session.turn, session.turn_deadline = turn, time.monotonic() + request.seconds
         session.unasked = 0
-        session.send(message, request_id)
+        session.turn_begins()  # before the Turn is sent: the bot thinks at full speed
         try:
+            session.send(message, request_id)
             async with asyncio.timeout(request.seconds):
                 return await future
         except TimeoutError:
@@ -68,6 +69,7 @@ class StreamSeat:
         finally:
             session.turn = None
             session.forget(request_id)
+            session.turn_ends()
 
     async def fault(self, seat: int, record: FaultRecord, strikes: int) -> None:
         self.session.send(

@@ -7,6 +7,7 @@ import asyncio
 import itertools
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from google.protobuf.message import DecodeError
@@ -72,6 +73,27 @@ class PlayerSession:
         self.idle_since = time.monotonic()  # when it last held no match (see RefereeCore)
         self.matches = 0  # matches it is seated in that are not over
         self.batcher = batcher
+        self.turns = 0  # decisions asked of it and not yet answered (one per seat at most)
+        self._on_turn: Callable[[bool], None] | None = None
+
+    def watch_turns(self, on_turn: Callable[[bool], None] | None) -> None:
+        """Call ``on_turn(True)`` when a decision is asked of this session while it owed
+        none, and ``on_turn(False)`` when it owes none again (the arena holds a bot's CPU
+        back between its turns); called at once with whether it owes one now. None stops
+        the calls. ``on_turn`` must not raise: it runs inside the match."""
+        self._on_turn = on_turn
+        if on_turn is not None:
+            on_turn(self.turns > 0)
+
+    def turn_begins(self) -> None:
+        self.turns += 1
+        if self.turns == 1 and self._on_turn is not None:
+            self._on_turn(True)
+
+    def turn_ends(self) -> None:
+        self.turns -= 1
+        if self.turns == 0 and self._on_turn is not None:
+            self._on_turn(False)
 
     def send(self, message: pb.RefereeMessage, turn_id: int = 0) -> None:
         conn = self.connection

@@ -397,3 +397,39 @@ def test_a_bot_and_the_sessions_it_starts_share_one_cpu_group(tmp_path: Path, sa
         proc.kill()
     assert proc.returncode == 0, err
     assert wait_for(lambda: not survivors(marker), 10)
+
+
+def test_a_bot_thinking_on_its_opponents_turn_yields_the_cpu_to_it(tmp_path: Path) -> None:
+    """Move clocks are wall time, so a bot computing while its opponent was on turn slowed
+    the opponent's thinking (two-fold, scripts/bench --cpu-share). In a match a bot's CPU
+    group now has the least CPU weight while it owes no decision. Everything here runs
+    on one core, so the two bots always contend: the ponderer's spinning helper, over its
+    first match against a bot that thinks 0.1 s of CPU a turn, got the CPU only while
+    the thinker did not want it (with equal weights, half of it while the thinker
+    thought: 0.5 and more)."""
+    root = cgroups.available()
+    if root is None or not root.shares_cpu:
+        pytest.skip("this machine gives the arena no CPU controller (docs/security.md)")
+    db = tmp_path / "arena.db"
+    marker = add_escaper(db, "ponder", "ponder")
+    add_escaper(db, "think", "think")
+    cores = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(cores)})  # the arena and its bots inherit it
+    try:
+        summary = tournament(db, "ponder,think", "--concurrency", "1")
+    finally:
+        os.sched_setaffinity(0, cores)
+    assert summary["played"] == 2 and not summary["errors"], summary
+    match, replay = replays(db)[0]
+    seat = list(match["entrants"]).index("ponder")
+    samples = [
+        (float(cpu), float(wall))
+        for line in stderr_of(replay, seat).splitlines()
+        if line.startswith("PONDER ")
+        for cpu, wall in [line.split()[1:3]]
+    ]
+    assert len(samples) >= 5, samples  # a second or more of the opponent's thinking
+    (cpu0, wall0), (cpu1, wall1) = samples[0], samples[-1]
+    share = (cpu1 - cpu0) / (wall1 - wall0)
+    assert share < 0.3, (share, samples)
+    assert wait_for(lambda: not survivors(marker), 10)

@@ -18,6 +18,10 @@ turn) and plays on.
 ``python escaper.py fill MARKER``: on its first turn writes its scratch directory ($TMPDIR,
 a RAM-backed tmpfs under bwrap) full, up to 1 GiB, reports on stderr how much it wrote
 and why it stopped, then plays on.
+``python escaper.py ponder MARKER``: on its first turn starts a setsid() helper that spins
+the CPU for ever and writes ``PONDER cpu wall`` (its CPU and wall seconds so far) to
+stderr every 0.2 s, then plays on at once: it thinks while its opponent is on turn.
+``python escaper.py think MARKER``: an honest bot that computes for 0.1 s of CPU every turn.
 
 The helpers carry MARKER on their command line, so the test can look for survivors.
 """
@@ -39,6 +43,14 @@ HOG = (
     "end = time.time() + 300\nwhile time.time() < end: pass"
 )
 SLEEPER = "import os, time; os.setsid(); time.sleep(300)"
+PONDERER = (
+    "import os, sys, time; os.setsid(); start = time.monotonic(); shown = start\n"
+    "while True:\n"
+    "    now = time.monotonic()\n"
+    "    if now - shown >= 0.2:\n"
+    "        shown = now\n"
+    "        print('PONDER', time.process_time(), now - start, file=sys.stderr, flush=True)"
+)
 started = False
 
 
@@ -56,6 +68,13 @@ def shout() -> None:
 
 def choose(observation: Any, legal: Sequence[str]) -> str:
     global started
+    if mode == "think":
+        import time
+
+        end = time.process_time() + 0.1
+        while time.process_time() < end:
+            pass
+        return random.choice(legal)
     if not started:
         started = True
         if mode == "spin":
@@ -92,6 +111,9 @@ def choose(observation: Any, legal: Sequence[str]) -> str:
 
             sys.stderr.write(fill_scratch(1024, marker) + "\n")
             sys.stderr.flush()
+            return random.choice(legal)
+        if mode == "ponder":
+            subprocess.Popen([sys.executable, "-c", PONDERER, marker], stderr=sys.stderr)
             return random.choice(legal)
         code = HOG if mode == "hog" else SLEEPER
         subprocess.Popen([sys.executable, "-c", code, marker], stderr=sys.stderr)
