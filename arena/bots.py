@@ -377,13 +377,19 @@ class BotPool:
         """In a match, the bot's CPU group yields to others while its seat's session owes
         no decision (move clocks are wall time: a bot computing on its opponent's turn
         slowed the opponent's thinking). Out of a match it yields too: it is on turn
-        nowhere. Without a CPU group, nothing."""
+        nowhere. A process not yet connected is still starting (the match waits for it):
+        it keeps its weight until it is. Without a CPU group, nothing."""
         group = bot.cgroup
         if group is None:
             return
         session = self.core.session(bot.token)
         if in_match and session is not None:
-            session.watch_turns(lambda on_turn: _yield_cpu(group, not on_turn))
+            watched = session
+
+            def on_turn(owes: bool) -> None:
+                _yield_cpu(group, not owes and watched.connection is not None)
+
+            session.watch_turns(on_turn)
             return
         if session is not None:
             session.watch_turns(None)

@@ -79,8 +79,9 @@ class PlayerSession:
     def watch_turns(self, on_turn: Callable[[bool], None] | None) -> None:
         """Call ``on_turn(True)`` when a decision is asked of this session while it owed
         none, and ``on_turn(False)`` when it owes none again (the arena holds a bot's CPU
-        back between its turns); called at once with whether it owes one now. None stops
-        the calls. ``on_turn`` must not raise: it runs inside the match."""
+        back between its turns); called at once, and whenever the session (re)connects,
+        with whether it owes one now. None stops the calls. ``on_turn`` must not raise:
+        it runs inside the match."""
         self._on_turn = on_turn
         if on_turn is not None:
             on_turn(self.turns > 0)
@@ -136,6 +137,8 @@ class PlayerSession:
         self.cut_off = None
         self.connected.set()
         self.settled.set()
+        if self._on_turn is not None:  # a process that was starting has started
+            self._on_turn(self.turns > 0)
         return conn
 
     def resume(self) -> None:

@@ -9,6 +9,8 @@ from pathlib import Path
 from arena.bots import BotPool
 from referee.match import MatchConfig
 from referee.service import RefereeCore, start_server
+from referee.service.batching import EventBatcher
+from referee.service.sessions import PlayerSession
 from tests.service.conftest import RANDOM_BOT, SHORT_GIN, entrant
 
 
@@ -56,6 +58,8 @@ def test_each_turn_is_told_as_it_begins_and_as_it_ends(tmp_path: Path) -> None:
     assert owed == [0, 0]
     for seat in (0, 1):
         mine = [(on, n) for s, on, n in told[2:] if s == seat]
+        if mine[0] == (False, 0):  # told again as its bot connected, if it had not yet
+            mine.pop(0)
         # on, off, on, off ...: each turn told once as it began and once as it ended
         assert [on for on, _ in mine] == [True, False] * asked[seat]
         assert [n for on, n in mine if on] == list(range(asked[seat]))
@@ -65,3 +69,18 @@ def test_each_turn_is_told_as_it_begins_and_as_it_ends(tmp_path: Path) -> None:
     for seat, on, _ in told[2:]:
         (on_turn.add if on else on_turn.discard)(seat)
         assert len(on_turn) <= 1
+
+
+def test_a_session_is_told_again_as_it_connects() -> None:
+    """The arena keeps a process that is still starting at full weight: it is told when
+    the process connects (and on a reconnect), with whether a turn is owed."""
+    session = PlayerSession("token", "bot", EventBatcher())
+    told: list[bool] = []
+    session.watch_turns(told.append)
+    session.attach()
+    session.turn_begins()
+    session.attach()  # a reconnect mid-turn
+    session.turn_ends()
+    session.watch_turns(None)
+    session.attach()
+    assert told == [False, False, True, True, False]
