@@ -16,7 +16,7 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -343,18 +343,39 @@ def _error_page(status: int, message: str) -> Response:
 
 
 class DeadlinePassed(TimeoutError):
-    """What was being read (a request's head, an upload's body) did not arrive in time."""
+    """What was being read (a request's head, an upload's body) did not arrive in time,
+    or an answer was not taken in time."""
 
 
 class HeadTooLarge(ConnectionError):
     """A request's line and headers passed MAX_HEAD_BYTES."""
 
 
+def _by_deadline(
+    connection: socket.socket, idle: float, deadline: float, late: str, step: Callable[[], int]
+) -> int:
+    """One ``step`` on the connection (a recv or a send), ended by ``deadline`` (monotonic
+    seconds: DeadlinePassed, saying ``late``) as well as after ``idle`` seconds in which
+    nothing moved (TimeoutError). The socket's own timeout counts only such silence, so a
+    client pacing its bytes could hold a thread for ever."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise DeadlinePassed(late)
+    connection.settimeout(min(idle, left))
+    try:
+        return step()
+    except TimeoutError:
+        if left < idle:
+            raise DeadlinePassed(late) from None
+        raise
+    finally:
+        connection.settimeout(idle)  # what comes next has the idle timeout
+
+
 class _DeadlineReader(io.RawIOBase):
-    """The connection's receiving side, where every read ends by ``deadline`` (monotonic
-    seconds) as well as after ``idle`` seconds of silence: the socket's own timeout
-    counts only silence, so a client pacing its bytes could hold a thread for ever. At
-    most ``budget`` bytes are taken in (the request's head: MAX_HEAD_BYTES)."""
+    """The connection's receiving side, where every read ends by ``deadline`` as well as
+    after ``idle`` seconds of silence (``_by_deadline``). At most ``budget`` bytes are
+    taken in (the request's head: MAX_HEAD_BYTES)."""
 
     def __init__(self, connection: socket.socket, idle: float) -> None:
         super().__init__()
@@ -367,30 +388,23 @@ class _DeadlineReader(io.RawIOBase):
         return True
 
     def readinto(self, buffer: Any) -> int:
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise DeadlinePassed("the request did not arrive in time")
         if self.budget <= 0:
             raise HeadTooLarge(f"a request head over {MAX_HEAD_BYTES:,} bytes")
-        self.connection.settimeout(min(self.idle, left))
-        try:
-            received = self.connection.recv_into(
-                memoryview(buffer).cast("B")[: int(min(len(buffer), self.budget))]
-            )
-            self.budget -= received
-            return received
-        except TimeoutError:
-            if left < self.idle:
-                raise DeadlinePassed("the request did not arrive in time") from None
-            raise
-        finally:
-            # The answer is sent with the idle timeout, whatever was left for reading.
-            self.connection.settimeout(self.idle)
+        room = memoryview(buffer).cast("B")[: int(min(len(buffer), self.budget))]
+        received = _by_deadline(
+            self.connection,
+            self.idle,
+            self.deadline,
+            "the request did not arrive in time",
+            partial(self.connection.recv_into, room),
+        )
+        self.budget -= received
+        return received
 
 
 class _DeadlineWriter(io.BufferedIOBase):
-    """The connection's sending side, where every write ends by ``deadline`` (monotonic
-    seconds) as well as after ``idle`` seconds in which the client took nothing."""
+    """The connection's sending side, where every write ends by ``deadline`` as well as
+    after ``idle`` seconds in which the client took nothing (``_by_deadline``)."""
 
     def __init__(self, connection: socket.socket, idle: float) -> None:
         super().__init__()
@@ -403,20 +417,16 @@ class _DeadlineWriter(io.BufferedIOBase):
 
     def write(self, data: Any) -> int:
         view = memoryview(data).cast("B")
-        try:
-            while view:
-                left = self.deadline - time.monotonic()
-                if left <= 0:
-                    raise DeadlinePassed("the answer was not taken in time")
-                self.connection.settimeout(min(self.idle, left))
-                try:
-                    view = view[self.connection.send(view[:65536]) :]
-                except TimeoutError:
-                    if left < self.idle:
-                        raise DeadlinePassed("the answer was not taken in time") from None
-                    raise
-        finally:
-            self.connection.settimeout(self.idle)
+        while view:
+            piece = view[:65536]
+            sent = _by_deadline(
+                self.connection,
+                self.idle,
+                self.deadline,
+                "the answer was not taken in time",
+                partial(self.connection.send, piece),
+            )
+            view = view[sent:]
         return len(data)
 
 
