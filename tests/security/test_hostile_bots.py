@@ -428,7 +428,7 @@ def test_a_bot_thinking_on_its_opponents_turn_yields_the_cpu_to_it(tmp_path: Pat
         if line.startswith("PONDER ")
         for cpu, wall in [line.split()[1:3]]
     ]
-    assert len(samples) >= 5, samples  # a second or more of the opponent's thinking
+    assert len(samples) >= 5, samples  # the ponderer's turns, each after 0.1 s of thinking
     (cpu0, wall0), (cpu1, wall1) = samples[0], samples[-1]
     share = (cpu1 - cpu0) / (wall1 - wall0)
     assert share < 0.3, (share, samples)

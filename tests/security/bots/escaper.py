@@ -19,8 +19,10 @@ turn) and plays on.
 a RAM-backed tmpfs under bwrap) full, up to 1 GiB, reports on stderr how much it wrote
 and why it stopped, then plays on.
 ``python escaper.py ponder MARKER``: on its first turn starts a setsid() helper that spins
-the CPU for ever and writes ``PONDER cpu wall`` (its CPU and wall seconds so far) to
-stderr every 0.2 s, then plays on at once: it thinks while its opponent is on turn.
+the CPU for ever, then plays on at once: it thinks while its opponent is on turn. On each
+turn it writes ``PONDER cpu wall`` to stderr: the helper's CPU seconds (from /proc) and
+the wall seconds since it started (the bot reports, not the helper: the helper may get
+no CPU to do it).
 ``python escaper.py think MARKER``: an honest bot that computes for 0.1 s of CPU every turn.
 
 The helpers carry MARKER on their command line, so the test can look for survivors.
@@ -43,14 +45,22 @@ HOG = (
     "end = time.time() + 300\nwhile time.time() < end: pass"
 )
 SLEEPER = "import os, time; os.setsid(); time.sleep(300)"
-PONDERER = (
-    "import os, sys, time; os.setsid(); start = time.monotonic(); shown = start\n"
-    "while True:\n"
-    "    now = time.monotonic()\n"
-    "    if now - shown >= 0.2:\n"
-    "        shown = now\n"
-    "        print('PONDER', time.process_time(), now - start, file=sys.stderr, flush=True)"
-)
+PONDERER = "import os; os.setsid()\nwhile True: pass"
+pondering: list[tuple[int, float]] = []  # (the helper's pid, when it started)
+
+
+def report_pondering() -> None:
+    import os
+    import time
+
+    pid, started = pondering[0]
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    ticks = int(fields[11]) + int(fields[12])  # utime and stime
+    cpu = ticks / os.sysconf("SC_CLK_TCK")
+    print("PONDER", cpu, time.monotonic() - started, file=sys.stderr, flush=True)
+
+
 started = False
 
 
@@ -68,6 +78,8 @@ def shout() -> None:
 
 def choose(observation: Any, legal: Sequence[str]) -> str:
     global started
+    if pondering:
+        report_pondering()
     if mode == "think":
         import time
 
@@ -113,7 +125,10 @@ def choose(observation: Any, legal: Sequence[str]) -> str:
             sys.stderr.flush()
             return random.choice(legal)
         if mode == "ponder":
-            subprocess.Popen([sys.executable, "-c", PONDERER, marker], stderr=sys.stderr)
+            import time
+
+            helper = subprocess.Popen([sys.executable, "-c", PONDERER, marker])
+            pondering.append((helper.pid, time.monotonic()))
             return random.choice(legal)
         code = HOG if mode == "hog" else SLEEPER
         subprocess.Popen([sys.executable, "-c", code, marker], stderr=sys.stderr)
