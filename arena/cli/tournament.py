@@ -83,7 +83,10 @@ def run_with_progress(
     wins = RunningWins(record.game)  # from the matches a resumed tournament played before
     wins.add_stored(store.results_in_order(record.game, record.rules_key, tournament_id))
     faults: Counter[str] = Counter()
-    with Progress(*columns, console=err, disable=quiet) as progress:
+    # Drawn from the first progress on: a run refused at once (another arena plays the
+    # tournament) shows its error alone, not an empty bar before it.
+    progress = Progress(*columns, console=err, disable=quiet)
+    try:
         task = progress.add_task("matches", total=record.total_matches, last="")
 
         def on_progress(p: runner.Progress) -> None:
@@ -99,6 +102,8 @@ def run_with_progress(
                     if faults
                     else ""
                 )
+            if not progress.live.is_started:
+                progress.start()
             progress.update(task, completed=p.done, last=last)
 
         try:
@@ -119,6 +124,8 @@ def run_with_progress(
                 highlight=False,
             )
             raise typer.Exit(130) from None
+    finally:
+        progress.stop()
     for problem in summary.errors:
         err.print(f"[yellow]match error:[/] {problem}", highlight=False)
     return summary

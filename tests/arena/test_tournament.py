@@ -175,7 +175,9 @@ def test_a_tournament_is_played_by_one_arena_at_a_time(tmp_path: Path) -> None:
     _, stderr = proc.communicate(timeout=300)
     assert proc.returncode == 0, stderr
     assert second.returncode == 2
-    assert "being played by another arena process" in second.stderr
+    # one line, the error: no empty progress bar drawn before it
+    [line] = second.stderr.strip().splitlines()
+    assert line.startswith("error: ") and "being played by another arena process" in line
     assert listed["status"] == "running"
     final = json.loads(arena(db, "tournament", "list", "--json").stdout)[0]
     assert final["status"] == "finished" and final["matches_done"] == 12
