@@ -21,6 +21,10 @@ import pytest
 
 from referee.botkit import solitaire_adjacency
 from referee.game import get_game, parse_rules
+from referee.games.golf_solitaire.deals import pysol_deal
+from referee.games.golf_solitaire.rules import adjacency
+from referee.games.golf_solitaire.solver import rank_code
+from referee.games.golf_solitaire.unseen import UnseenStockSearch
 from referee.local import play_local
 from referee.v1 import cards_pb2, golf_solitaire_pb2
 from referee.views import observation_message
@@ -304,6 +308,93 @@ def test_solitaire_eval_scores_no_bot_below_the_hindsight_solver(tmp_path: Path)
     assert "paired_with_first" not in bots["hindsight"]
 
 
+def test_solitaire_eval_log_resumes_a_run(tmp_path: Path) -> None:
+    """--log appends each deal's result as it is played; run again, the results already
+    there for the same bot and rules are taken, not played again."""
+    log, out = tmp_path / "run.jsonl", tmp_path / "out.json"
+
+    def run(*rules: str) -> dict[str, Any]:
+        subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "scripts" / "solitaire_eval"),
+                "--deals",
+                "1-3",
+                "--bots",
+                "greedy",
+                "--log",
+                str(log),
+                "--json",
+                str(out),
+                *(["--rules", *rules] if rules else []),
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        bots: dict[str, Any] = json.loads(out.read_text())["bots"]
+        return bots
+
+    first = run()["greedy"]["per_deal"]
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert sorted(e["row"]["deal"] for e in lines) == [1, 2, 3]
+    assert {e["bot"] for e in lines} == {"greedy"}
+    # A logged result is taken as it is: changed in the log, changed in the table.
+    for entry in lines:
+        if entry["row"]["deal"] == 2:
+            entry["row"]["score"] = 99
+    log.write_text("".join(json.dumps(e) + "\n" for e in lines))
+    again = run()["greedy"]["per_deal"]
+    assert [r["score"] for r in again] == [first[0]["score"], 99, first[2]["score"]]
+    assert len(log.read_text().splitlines()) == 3  # nothing played again
+    # Other rules are another run: played, and logged beside the first.
+    run("wrap=true")
+    assert len(log.read_text().splitlines()) == 6
+
+
+def test_solitaire_eval_exact_search_from_the_deal_expects_its_chance(tmp_path: Path) -> None:
+    """With K at least the stock (16) the exact search values the dealt position before
+    the first move: the clears it expects are its chance from the deal, and it never
+    clears where the solver with the stock known cannot."""
+    out = tmp_path / "eval.json"
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "solitaire_eval"),
+            "--deals",
+            "1,1044",  # no chance, and 0.07 (valued in about a second)
+            "--bots",
+            "hindsight,greedy",
+            "--exact-from",
+            "16",
+            "--json",
+            str(out),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    bots = json.loads(out.read_text())["bots"]
+    exact = bots["greedy+exact@16"]
+    best = {row["deal"]: row["score"] for row in bots["hindsight"]["per_deal"]}
+    adj = adjacency(False, False)
+    for row in exact["per_deal"]:
+        dealt = pysol_deal(row["deal"])
+        columns = [[c.rank for c in col] for col in dealt.tableau]
+        with UnseenStockSearch(columns, adj, False) as search:
+            chance, _run = search.best_run(
+                [5] * 7, rank_code(dealt.foundation), [c.rank for c in dealt.stock]
+            )
+        assert row["expected_clear"] == chance
+        assert row["score"] >= best[row["deal"]]
+    assert exact["summary"]["expected_clears"] == pytest.approx(
+        sum(r["expected_clear"] for r in exact["per_deal"])
+    )
+    assert "expected_clears" not in bots["greedy"]["summary"]
+
+
 def test_solitaire_eval_sign_test_is_exact() -> None:
     path = str(ROOT / "scripts" / "solitaire_eval")
     loader = importlib.machinery.SourceFileLoader("solitaire_eval", path)
@@ -316,9 +407,8 @@ def test_solitaire_eval_sign_test_is_exact() -> None:
     assert module.sign_test_p(3, 3) == 1.0 and module.sign_test_p(0, 0) == 1.0
 
 
-@pytest.mark.parametrize("k", ["11", "16", "-1", "x"])
-def test_solitaire_eval_refuses_an_exact_search_it_could_not_finish(k: str) -> None:
-    # From 11 unseen cards on the exact search would run for hours: refused at once.
+@pytest.mark.parametrize("k", ["55", "-1", "x"])
+def test_solitaire_eval_refuses_an_exact_search_start_that_is_no_card_count(k: str) -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "solitaire_eval"), "--exact-from", k],
         capture_output=True,
@@ -326,7 +416,7 @@ def test_solitaire_eval_refuses_an_exact_search_it_could_not_finish(k: str) -> N
         timeout=60,
     )
     assert done.returncode == 2
-    assert "K is a whole number from 0 to 10" in done.stderr
+    assert "K is a whole number from 0 to 54" in done.stderr
     assert done.stdout == ""
 
 

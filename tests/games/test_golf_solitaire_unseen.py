@@ -1,20 +1,28 @@
-"""The exact search with the stock unseen (referee/games/golf_solitaire/unseen.py) against
-a plain expectimax over single moves written here, on small random positions, and
-against the solver with the stock known (no player can clear more often than that)."""
+"""The exact search with the stock unseen (referee/games/golf_solitaire/unseen.c, driven
+by unseen.py) against a plain expectimax over single moves written here, on small random
+positions; against a build of itself without its cuts, on larger ones; against the
+solver with the stock known (no player can clear more often than that); and, on a whole
+dealt hole, against the clears its own best runs make over sampled stock orders."""
 
 from __future__ import annotations
 
 import itertools
+import math
+import os
 import random
+import subprocess
 from functools import cache
+from pathlib import Path
 
 import pytest
 
 from referee.cards import STANDARD_DECK
 from referee.games.golf_solitaire.deals import pysol_deal
 from referee.games.golf_solitaire.rules import EMPTY, adjacency
-from referee.games.golf_solitaire.solver import Adjacency, best_score, heights_key, rank_code, solve
-from referee.games.golf_solitaire.unseen import UnseenStockSearch, unseen_key
+from referee.games.golf_solitaire.solver import Adjacency, best_score, rank_code, solve
+from referee.games.golf_solitaire.unseen import UnseenStockSearch, search_program
+
+SOURCE = Path(__file__).parents[2] / "referee" / "games" / "golf_solitaire" / "unseen.c"
 
 Columns = tuple[tuple[int, ...], ...]
 
@@ -84,7 +92,7 @@ def test_the_chance_is_that_of_the_best_play_move_by_move(variant: int) -> None:
             t = columns[c][heights[c] - 1]
             heights[c] -= 1
         if any(heights) and unseen:
-            kept = search.chance(heights_key(heights), unseen_key(unseen), len(unseen))
+            kept = search.chance(heights, unseen)
             assert kept == pytest.approx(chance)
         else:
             assert chance == (0.0 if any(heights) else 1.0)
@@ -130,7 +138,7 @@ def test_stopping_short_keeps_a_card_for_a_later_one() -> None:
     columns: Columns = ((5, 3), (6,), (), (), (), (), ())
     search = UnseenStockSearch(columns, adj, False)
     assert search.best_run([2, 1, 0, 0, 0, 0, 0], 5, [2, 7]) == (0.5, [])
-    played_the_6 = search.chance(heights_key([2, 0, 0, 0, 0, 0, 0]), unseen_key([2, 7]), 2)
+    played_the_6 = search.chance([2, 0, 0, 0, 0, 0, 0], [2, 7])
     assert played_the_6 == 0.0
     assert move_by_move_chance(columns, 5, (2, 7), adj, False) == 0.5
 
@@ -145,3 +153,128 @@ def test_the_stock_is_not_turned_onto_an_empty_foundation() -> None:
     # From an empty foundation the 5 must be played first; then a 4 or 2 would take the 3.
     assert search.best_run([2, 0, 0, 0, 0, 0, 0], EMPTY, [4, 9]) == (1.0, [0])
     assert search.best_run([2, 0, 0, 0, 0, 0, 0], EMPTY, [9, 9])[0] == 0.0
+
+
+def _build(target: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    compiler = os.environ.get("CC") or "cc"
+    return subprocess.run(
+        [compiler, "-std=c11", "-O2", *flags, "-o", str(target), str(SOURCE)],
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_the_search_builds_without_a_warning(tmp_path: Path) -> None:
+    for flags in ([], ["-DNO_CUTS"]):
+        done = _build(tmp_path / "search", "-Wall", "-Wextra", "-Werror", "-pedantic", *flags)
+        assert done.returncode == 0, done.stderr
+
+
+@pytest.fixture(scope="module")
+def uncut(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The search built without its cuts (the runs count and the predecessors)."""
+    program = tmp_path_factory.mktemp("uncut") / "search"
+    done = _build(program, "-DNO_CUTS")
+    assert done.returncode == 0, done.stderr
+    return program
+
+
+def _mid_hole(rng: random.Random) -> tuple[list[list[int]], list[int], int, list[int]]:
+    """A position on the solver's clearing line of a clearable PySolFC deal, with 5 to 8
+    stock cards left (so its chance with the order unseen is often between 0 and 1):
+    the dealt columns, the heights, the foundation's top and the unseen ranks."""
+    while True:
+        dealt = pysol_deal(rng.randint(1, 100_000))
+        line = solve(dealt)
+        if line.clearable:
+            break
+    columns = [[c.rank for c in col] for col in dealt.tableau]
+    heights = [len(col) for col in columns]
+    top, stock = rank_code(dealt.foundation), [c.rank for c in dealt.stock]
+    left = rng.randint(5, 8)
+    for move in line.moves:
+        if len(stock) == left:
+            break
+        if move == "stock":
+            top = stock.pop(0)
+        else:
+            c = int(move[5:])
+            top = columns[c][heights[c] - 1]
+            heights[c] -= 1
+    return columns, heights, top, stock
+
+
+@pytest.mark.parametrize("variant", ["strict", "queen_on_king", "wrap", "blocked"])
+def test_the_cuts_never_change_a_chance(variant: str, uncut: Path) -> None:
+    adj = adjacency(variant == "queen_on_king", variant == "wrap")
+    blocked = variant == "blocked"
+    rng = random.Random(variant)
+    between = cut_states = uncut_states = 0
+    for _ in range(40):
+        columns, heights, top, unseen = _mid_hole(rng)
+        with (
+            UnseenStockSearch(columns, adj, blocked) as fast,
+            UnseenStockSearch(columns, adj, blocked, program=uncut) as plain,
+        ):
+            chance, run = fast.best_run(heights, top, unseen)
+            assert plain.best_run(heights, top, unseen) == (chance, run), (columns, heights)
+            after = list(heights)
+            for c in run:
+                after[c] -= 1
+            if any(after):
+                assert fast.chance(after, unseen) == plain.chance(after, unseen) == chance
+            between += 0 < chance < 1
+            cut_states += fast.states
+            uncut_states += plain.states
+    assert between >= 10
+    assert cut_states < uncut_states / 2  # the cuts do cut
+
+
+def test_a_whole_hole_clears_as_often_as_its_chance_says() -> None:
+    # PySolFC deal 1044 from the deal (valued in about a second): following the search's
+    # best runs over sampled stock orders clears about as often as the chance it gives,
+    # and never more often than the solver does with those orders known.
+    dealt = pysol_deal(1044)
+    adj = adjacency(False, False)
+    columns = [[c.rank for c in col] for col in dealt.tableau]
+    stock = [c.rank for c in dealt.stock]
+    rng = random.Random(8)
+    with UnseenStockSearch(columns, adj, False) as search:
+        chance, _run = search.best_run([5] * 7, rank_code(dealt.foundation), stock)
+        assert 0.05 < chance < 0.95
+        games, cleared, hindsight = 400, 0, 0
+        for _ in range(games):
+            order = rng.sample(stock, len(stock))
+            hindsight += best_score(columns, rank_code(dealt.foundation), order, adj, False) <= 0
+            heights, top, unseen = [5] * 7, rank_code(dealt.foundation), list(order)
+            while True:
+                now, run = search.best_run(heights, top, unseen)
+                for c in run:
+                    top = columns[c][heights[c] - 1]
+                    heights[c] -= 1
+                if not any(heights) or not unseen or now == 0.0:
+                    break
+                top = unseen.pop(0)  # the search sees only the multiset; the order is ours
+            cleared += not any(heights)
+    spread = math.sqrt(games * chance * (1 - chance))
+    assert abs(cleared - games * chance) < 4 * spread, (cleared, games * chance)
+    assert cleared <= hindsight
+
+
+def test_a_position_that_does_not_fit_is_a_clear_error() -> None:
+    adj = adjacency(False, False)
+    columns = [[5, 3], [6], [], [], [], [], []]
+    with UnseenStockSearch(columns, adj, False) as search:
+        with pytest.raises(ValueError, match="do not fit"):
+            search.best_run([3, 1, 0, 0, 0, 0, 0], 5, [2])
+        # unseen cards that are not among the first query's: a fresh memo, same values
+        assert search.best_run([2, 1, 0, 0, 0, 0, 0], 5, [2, 7]) == (0.5, [])
+        later = search.best_run([2, 1, 0, 0, 0, 0, 0], 5, [4, 4, 7])
+    with UnseenStockSearch(columns, adj, False) as fresh:
+        assert later == fresh.best_run([2, 1, 0, 0, 0, 0, 0], 5, [4, 4, 7])
+    # the program itself names what it cannot read, and stops
+    done = subprocess.run(
+        [str(search_program())], input="deal 5;3 - - - - - -\n", capture_output=True, text=True
+    )
+    assert done.returncode == 2
+    assert done.stdout == "error: columns are ranks joined by '.'\n"

@@ -4,144 +4,212 @@ the tableau, and a run that keeps it.
 A player knows which cards are still in the stock (every card not in the tableau or on
 the foundation) but not their order, so every order is equally likely. Between two turns
 of the stock the only choice is where the run of tableau plays stops; the next card is
-then drawn at random from the unseen ones. This search is the exact expectimax over that:
+then drawn at random from the unseen ones. The search is the exact expectimax over that:
 ``chance(h, D)`` for column heights ``h`` about to turn the stock, with the multiset
 ``D`` of unseen ranks, is the mean over the next card's rank ``r`` (weighted by its count
 in ``D``) of the best ``chance(e, D - r)`` over every place ``e`` the run from ``(h, r)``
 may stop, 1 at an empty tableau and 0 when the stock is out.
 
-It is a measuring tool, not a player: the number of (heights, unseen) states grows more
-than tenfold with every two stock cards, so it is used from late positions
-(``scripts/solitaire_eval --exact-from K``) to tell how much a bot loses against perfect
-play from there on. Measured on deals 1-200: about 14 ms of CPU per decision on average
-from 8 unseen cards; from 10, 214 ms on average, and on the hardest deal (119) one
-decision of 175 s and 2.1 GB of memory.
-
-Encodings, chosen so a state is one int: heights 3 bits per column (a column holds at
-most 7 cards); the unseen multiset 3 bits per rank code (0 joker, 1..13), each the count.
+The search itself is C, ``unseen.c`` beside this file (a whole hole values tens of
+millions of states: deals 1-200 of PySolFC take from a fraction of a second to a few
+minutes each), compiled on first use with the system's C compiler (``$CC``, else ``cc``)
+into the user's cache folder and driven through its line protocol. It is a measuring
+tool, not a player: ``scripts/solitaire_eval --exact-from K`` plays it against the bots.
+``tests/games/test_golf_solitaire_unseen.py`` checks it against a plain move-by-move
+expectimax and against the solver with the order known, which no player can beat.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 
 from .rules import EMPTY
-from .solver import Adjacency, cards_left, check_columns, heights_key
+from .solver import Adjacency, check_columns
 
-_RANKS = 14  # rank codes 0 (joker) .. 13
+_SOURCE = Path(__file__).with_name("unseen.c")
+_CFLAGS = ("-O2", "-std=c11")
 
 
-def unseen_key(ranks: Sequence[int]) -> int:
-    """A multiset of rank codes as one int, 3 bits of count per rank."""
-    key = 0
-    for r in ranks:
-        key += 1 << (3 * r)
-    return key
+class SearchUnavailable(RuntimeError):
+    """The C search could not be built or run."""
+
+
+def _cache_folder() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
+    return Path(base) / "card-arena"
+
+
+@functools.cache
+def search_program() -> Path:
+    """The compiled search, built once per version of its source (and compiler flags)."""
+    source = _SOURCE.read_bytes()
+    digest = hashlib.sha256(source + " ".join(_CFLAGS).encode()).hexdigest()[:16]
+    folder = _cache_folder()
+    program = folder / f"golf-solitaire-unseen-{digest}"
+    if program.exists():
+        return program
+    compiler = os.environ.get("CC") or "cc"
+    if shutil.which(compiler) is None:
+        raise SearchUnavailable(
+            f"the exact stock-unseen search is C ({_SOURCE.name}) and needs a C compiler:"
+            f" {compiler!r} is not installed (Debian: apt-get install gcc; or set CC)"
+        )
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=folder) as scratch:
+        built = Path(scratch) / program.name
+        done = subprocess.run(
+            [compiler, *_CFLAGS, "-o", str(built), str(_SOURCE)],
+            capture_output=True,
+            text=True,
+        )
+        if done.returncode != 0:
+            raise SearchUnavailable(f"{compiler} could not build {_SOURCE}:\n{done.stderr}")
+        os.replace(built, program)  # atomic: another process may be building it too
+    return program
+
+
+def _ranks_text(ranks: Sequence[int]) -> str:
+    return " ".join(map(str, ranks))
 
 
 class UnseenStockSearch:
-    """The expectimax of one dealt tableau. Positions later in the hole are prefixes of
-    its columns, so one search (and its memo) serves a whole hole.
+    """The expectimax of one dealt tableau, in a process of its own. Positions later in
+    the hole are prefixes of its columns, so one search (and its memo) serves a whole
+    hole. Close it (or use it as a context manager) to end the process.
 
     ``columns``: ranks bottom to top (0 joker, 1..13); ``adj[top][rank]``: may ``rank``
-    go on ``top``; ``blocked_only``: the stock may be turned only when no card fits.
+    go on ``top``; ``blocked_only``: the stock may be turned only when no card fits;
+    ``program``: another build of the search (the tests build one without its cuts).
     """
 
     def __init__(
-        self, columns: Sequence[Sequence[int]], adj: Adjacency, blocked_only: bool
+        self,
+        columns: Sequence[Sequence[int]],
+        adj: Adjacency,
+        blocked_only: bool,
+        program: Path | None = None,
     ) -> None:
         check_columns(columns)
         self.columns = [list(col) for col in columns]
         self.adj = adj
         self.blocked_only = blocked_only
-        self._moves: dict[int, tuple[tuple[int, int, int], ...]] = {}
-        self._stops: dict[int, tuple[int, ...]] = {}
-        self._chance: dict[int, float] = {}
+        self.states = 0  # (heights, unseen) states valued so far
+        self.cpu_seconds = 0.0  # the search process's CPU time so far
+        self._first: Counter[int] | None = None  # the unseen ranks of the memo's first query
+        self._process = subprocess.Popen(
+            [str(program or search_program())],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+        bits = "".join("1" if self.adj[t][r] else "0" for t in range(15) for r in range(15))
+        self._send(f"adj {bits}")
+        self._send(f"blocked {int(blocked_only)}")
+        self._deal()
 
-    @property
-    def states(self) -> int:
-        """How many (heights, unseen) states have been valued so far."""
-        return len(self._chance)
+    def _send(self, line: str) -> None:
+        assert self._process.stdin is not None
+        self._process.stdin.write(line + "\n")
 
-    def moves(self, h: int, top: int) -> tuple[tuple[int, int, int], ...]:
-        """The plays from heights ``h`` onto ``top``: (column, heights after, rank played)."""
-        key = h << 4 | top
-        found = self._moves.get(key)
-        if found is None:
-            row = self.adj[top]
-            plays = []
-            for c, col in enumerate(self.columns):
-                height = (h >> (3 * c)) & 7
-                if height and row[col[height - 1]]:
-                    plays.append((c, h - (1 << (3 * c)), col[height - 1]))
-            found = self._moves[key] = tuple(plays)
-        return found
+    def _ask(self, line: str) -> list[str]:
+        self._send(line)
+        assert self._process.stdout is not None
+        answer = self._process.stdout.readline().split()
+        if not answer:
+            code = self._process.wait()
+            raise SearchUnavailable(f"the exact search stopped (exit status {code})")
+        if answer[0] == "error:":
+            raise ValueError(" ".join(answer[1:]))
+        self.states = int(answer[-2])
+        self.cpu_seconds += float(answer[-1])
+        return answer
 
-    def stops(self, h: int, top: int) -> tuple[int, ...]:
-        """Every heights vector the run from ``(h, top)`` may stop at to turn the stock,
-        and the empty tableau (0) if the run can reach it. ``top`` is a card's rank here
-        (the run starts from a stock card), never the empty foundation."""
-        key = h << 4 | top
-        found = self._stops.get(key)
-        if found is None:
-            plays = self.moves(h, top)
-            ends = set()
-            if h == 0 or not (self.blocked_only and plays):
-                ends.add(h)
-            for _c, after, r in plays:
-                ends.update(self.stops(after, r))
-            found = self._stops[key] = tuple(ends)
-        return found
+    def _deal(self) -> None:
+        cols = " ".join(".".join(map(str, col)) or "-" for col in self.columns)
+        self._send(f"deal {cols}")
+        self._first = None
 
-    def chance(self, h: int, unseen: int, left: int) -> float:
-        """The best chance to clear from heights ``h`` about to turn the stock, with
-        ``left`` cards unseen (the multiset ``unseen``)."""
-        if h == 0:
-            return 1.0
-        if left == 0:
-            return 0.0
-        key = unseen << 21 | h
-        value = self._chance.get(key)
-        if value is None:
-            total = 0.0
-            for r in range(_RANKS):
-                count = (unseen >> (3 * r)) & 7
-                if count:
-                    rest = unseen - (1 << (3 * r))
-                    best = 0.0
-                    for end in self.stops(h, r):
-                        best = max(best, self.chance(end, rest, left - 1))
-                        if best == 1.0:
-                            break
-                    total += count * best
-            value = self._chance[key] = total / left
-        return value
+    def _position(self, heights: Sequence[int], unseen: Sequence[int]) -> str:
+        """The query's heights digits; a fresh memo when the unseen cards are not among
+        the first query's (the C search keys them relative to those)."""
+        if len(heights) != len(self.columns) or any(
+            not 0 <= h <= len(col) for h, col in zip(heights, self.columns, strict=True)
+        ):
+            raise ValueError(f"heights {list(heights)} do not fit this tableau")
+        wanted = Counter(unseen)
+        if self._first is not None and wanted - self._first:
+            self._deal()
+        if self._first is None:
+            self._first = wanted
+        return "".join(map(str, heights))
+
+    def chance(self, heights: Sequence[int], unseen: Sequence[int]) -> float:
+        """The best chance to clear from ``heights`` about to turn the stock, with the
+        ranks ``unseen`` in it."""
+        answer = self._ask(f"chance {self._position(heights, unseen)} {_ranks_text(unseen)}")
+        return float(answer[0])
 
     def best_run(
         self, heights: Sequence[int], top: int, unseen: Sequence[int]
     ) -> tuple[float, list[int]]:
         """From a position mid-hole (``heights`` of this tableau's columns, ``top`` the
-        foundation's top rank, ``unseen`` the ranks still in the stock): the best chance to
-        clear and the columns to play, in order, before turning the stock (or to the end of
-        the hole). On equal chances the run leaving fewest cards is taken."""
-        start = heights_key(heights)
-        d, left = unseen_key(unseen), len(unseen)
-        path: dict[int, list[int]] = {start << 4 | top: []}
-        stack = [(start, top)]
-        best: tuple[float, int] = (-1.0, 0)
-        best_path: list[int] = []
-        while stack:
-            h, t = stack.pop()
-            here = path[h << 4 | t]
-            plays = self.moves(h, t)
-            may_stop = h == 0 or left == 0 or (t != EMPTY and not (self.blocked_only and plays))
-            if may_stop:
-                value = (self.chance(h, d, left), -cards_left(h))
-                if value > best:
-                    best, best_path = value, here
-            for c, after, r in plays:
-                key = after << 4 | r
-                if key not in path:
-                    path[key] = [*here, c]
-                    stack.append((after, r))
-        return best[0], best_path
+        foundation's top rank, 14 when empty, ``unseen`` the ranks still in the stock):
+        the best chance to clear and the columns to play, in order, before turning the
+        stock (or to the end of the hole). On equal chances the run leaving fewest cards
+        is taken."""
+        where = self._position(heights, unseen)
+        answer = self._ask(f"best {where} {top} {_ranks_text(unseen)}")
+        stop = [int(x) for x in answer[1]]
+        return float(answer[0]), self._run_to(list(heights), top, stop, not unseen)
+
+    def _run_to(self, heights: list[int], top: int, stop: list[int], stock_out: bool) -> list[int]:
+        """Columns to play from (heights, top) to ``stop``, ending where the run may stop."""
+        start = (tuple(heights), top)
+        came: dict[tuple[tuple[int, ...], int], tuple[tuple[tuple[int, ...], int], int] | None]
+        came = {start: None}
+        frontier = [start]
+        while frontier:
+            here = frontier.pop()
+            h, t = here
+            plays = [c for c, col in enumerate(self.columns) if h[c] and self.adj[t][col[h[c] - 1]]]
+            may_stop = not any(h) or stock_out or (t != EMPTY and not (self.blocked_only and plays))
+            if list(h) == stop and may_stop:
+                run: list[int] = []
+                link = came[here]
+                while link is not None:
+                    here, c = link
+                    run.append(c)
+                    link = came[here]
+                return run[::-1]
+            for c in plays:
+                after = ((*h[:c], h[c] - 1, *h[c + 1 :]), self.columns[c][h[c] - 1])
+                if after not in came:
+                    came[after] = (here, c)
+                    frontier.append(after)
+        raise AssertionError(f"the search's stop {stop} is not reachable from {heights}")
+
+    def close(self) -> None:
+        if self._process.poll() is None:
+            assert self._process.stdin is not None
+            self._process.stdin.close()
+            self._process.wait()
+
+    def __enter__(self) -> UnseenStockSearch:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):  # at interpreter exit the pipe may be gone
+            self.close()
