@@ -1,9 +1,10 @@
 /*
  * Golf solitaire with the stock unseen: the exact best chance any player has of
- * clearing the tableau, and the run that keeps it. A fast version of the expectimax in
- * referee/games/golf_solitaire/unseen.py (the readable reference the tests compare this
- * with), for whole holes: scripts/solitaire_eval --exact-from and scripts/solitaire_optimum
- * drive it through the line protocol below; it is not a bot and not part of the referee.
+ * clearing the tableau, and the run that keeps it. unseen.py beside this file compiles
+ * it and drives it through the line protocol below (scripts/solitaire_eval --exact-from
+ * plays it against the bots); it is a measuring tool, not a bot, and the referee never
+ * runs it. tests/games/test_golf_solitaire_unseen.py checks it against a plain
+ * move-by-move expectimax, and against a build of itself without the cuts (-DNO_CUTS).
  *
  * A player knows which cards are in the stock, not their order. Between two turns of the
  * stock the only choice is where the run of tableau plays stops; the next card is then
@@ -12,9 +13,9 @@
  * (weighted by its count in S) of the best chance(e, S - r) over every place e the run
  * from (h, r) may stop; 1 at an empty tableau, 0 when the stock is out.
  *
- * What makes whole holes affordable (deals 1-200 of PySolFC: 0.3 s to a few minutes
- * each), besides C and one packed hash table: two cuts that prove a state lost without
- * searching it. Both are necessary conditions of any clear, so the value is still exact.
+ * What makes whole holes affordable (PySolFC deals from the deal: from under a second to
+ * a few minutes each), besides C: two cuts that prove a state lost without searching it.
+ * Both are necessary conditions of any clear, so the value is still exact.
  *  - Runs: each turn of the stock starts one run, so a tableau that needs more runs than
  *    there are stock cards is lost, even counting runs as if each could start from any
  *    card (fewest_runs, memoised per heights vector).
@@ -296,41 +297,105 @@ static inline int settled(uint32_t e, uint64_t s, int left, double *v) {
     return 0;
 }
 
-/* The best chance over the stops, fewest cards first (a clear ends the search). */
-static double best_of(const uint32_t *stops, int n, uint64_t s, int left, uint64_t index,
-                      int depth, uint32_t *best_stop) {
-    static uint32_t by_cards[MAX_CARDS][MAX_STOPS];
-    uint32_t *order = by_cards[depth];
+/* Stops in order of cards left, fewest first (on equal counts in the order found). */
+static void by_cards_left(const uint32_t *stops, int n, uint32_t *order) {
     int at[MAX_CARDS + 1] = {0};
     for (int i = 0; i < n; i++) at[cards_left(stops[i]) + 1]++;
     for (int k = 0; k < MAX_CARDS; k++) at[k + 1] += at[k];
     for (int i = 0; i < n; i++) order[at[cards_left(stops[i])]++] = stops[i];
+}
+
+/* The stops of the run from each (heights, card turned), fewest cards first, kept for the
+ * deal: they do not depend on the unseen cards, and each is asked for again with every
+ * other unseen set that reaches the same heights. Open addressing over (h << 4 | r) + 1,
+ * each entry pointing into one pool of stops. */
+struct run_entry {
+    uint32_t key, count;
+    uint64_t offset;
+};
+static struct run_entry *runs;
+static uint64_t runs_mask, runs_used;
+static uint32_t *run_pool;
+static uint64_t pool_used, pool_size;
+
+static void runs_reset(void) {
+    free(runs);
+    runs_mask = (1u << 16) - 1;
+    runs = calloc(runs_mask + 1, sizeof *runs);
+    runs_used = pool_used = 0;
+    if (!runs) fail("out of memory for the runs");
+}
+
+static struct run_entry *runs_slot(uint32_t key) {
+    uint64_t i = (uint32_t)(key * 0x9E3779B1u) & runs_mask;
+    while (runs[i].key && runs[i].key != key) i = (i + 1) & runs_mask;
+    return &runs[i];
+}
+
+/* The stops of the run from (h, r), fewest cards first: *n of them from run_pool[result]
+ * (an offset: the pool may move as it grows). */
+static uint64_t ordered_stops(uint32_t h, int r, int *n) {
+    static uint32_t found[MAX_STOPS];
+    uint32_t key = (h << 4 | (uint32_t)r) + 1;
+    struct run_entry *e = runs_slot(key);
+    if (!e->key) {
+        int count = run_stops(h, r, 1, found);
+        if (pool_used + (uint64_t)count > pool_size) {
+            pool_size = 2 * pool_size + MAX_STOPS;
+            run_pool = realloc(run_pool, pool_size * sizeof *run_pool);
+            if (!run_pool) fail("out of memory for the runs");
+        }
+        by_cards_left(found, count, run_pool + pool_used);
+        if ((runs_used + 1) * 4 > (runs_mask + 1) * 3) { /* grow at 3/4 full */
+            struct run_entry *old = runs;
+            uint64_t old_size = runs_mask + 1;
+            runs_mask = 2 * old_size - 1;
+            runs = calloc(2 * old_size, sizeof *runs);
+            if (!runs) fail("out of memory for the runs");
+            for (uint64_t i = 0; i < old_size; i++)
+                if (old[i].key) *runs_slot(old[i].key) = old[i];
+            free(old);
+        }
+        e = runs_slot(key);
+        *e = (struct run_entry){key, (uint32_t)count, pool_used};
+        pool_used += (uint64_t)count;
+        runs_used++;
+    }
+    *n = (int)e->count;
+    return e->offset;
+}
+
+/* The best chance over the n stops at (*list)[offset...], fewest cards first (a clear
+ * ends the search). Read through *list: the runs' pool may move while this searches. */
+static double best_of(uint32_t *const *list, uint64_t offset, int n, uint64_t s, int left,
+                      uint64_t index, uint32_t *best_stop) {
     const struct values *t = &by_unseen[index];
     if (t->heights) /* the table slots, fetched ahead */
-        for (int i = 0; i < n; i++) __builtin_prefetch(&t->heights[slot_of(order[i]) & t->mask]);
+        for (int i = 0; i < n; i++)
+            __builtin_prefetch(&t->heights[slot_of((*list)[offset + i]) & t->mask]);
     double best = -1.0;
     for (int i = 0; i < n && best < 1.0; i++) {
+        uint32_t e = (*list)[offset + i];
         double v;
-        if (!settled(order[i], s, left, &v)) v = chance(order[i], s, left, index);
+        if (!settled(e, s, left, &v)) v = chance(e, s, left, index);
         if (v > best) {
             best = v;
-            if (best_stop) *best_stop = order[i];
+            if (best_stop) *best_stop = e;
         }
     }
     return best < 0 ? 0.0 : best;
 }
 
 static double chance(uint32_t h, uint64_t s, int left, uint64_t index) {
-    static uint32_t stops[MAX_CARDS][MAX_STOPS];
     double v;
     if (table_get(index, h, &v)) return v;
     double total = 0.0;
     for (int r = 0; r < RANKS; r++) {
-        int count = nibble(s, r);
+        int count = nibble(s, r), n;
         if (!count) continue;
-        int n = run_stops(h, r, 1, stops[left]);
+        uint64_t at = ordered_stops(h, r, &n);
         uint64_t rest = s - (1ULL << (4 * r));
-        total += count * best_of(stops[left], n, rest, left - 1, index - radix[r], left, NULL);
+        total += count * best_of(&run_pool, at, n, rest, left - 1, index - radix[r], NULL);
     }
     return table_put(index, h, total / left);
 }
@@ -339,6 +404,7 @@ static double chance(uint32_t h, uint64_t s, int left, uint64_t index) {
 
 static void reset_deal(void) {
     values_free();
+    runs_reset();
     for (uint32_t i = 0; i < fewest_touched_n; i++) fewest_memo[fewest_touched[i]] = 0;
     fewest_touched_n = 0;
     radix_set = 0;
@@ -448,8 +514,10 @@ static void command_best(char *args) {
     } else {
         n = run_stops(h, top, top != EMPTY, stops);
     }
-    uint32_t stop = h;
-    double v = best_of(stops, n, q.s, left, q.index, MAX_CARDS - 1, &stop);
+    static uint32_t ordered[MAX_STOPS];
+    uint32_t *root = ordered, stop = h;
+    by_cards_left(stops, n, ordered);
+    double v = best_of(&root, 0, n, q.s, left, q.index, &stop);
     printf("%.17g ", v);
     for (int c = 0; c < COLUMNS; c++) putchar('0' + height(stop, c));
     printf(" %llu %.3f\n", (unsigned long long)states, (double)(clock() - started) / CLOCKS_PER_SEC);

@@ -36,7 +36,7 @@ from .rules import EMPTY
 from .solver import Adjacency, check_columns
 
 _SOURCE = Path(__file__).with_name("unseen.c")
-_CFLAGS = ("-O2", "-std=c11")
+_CFLAGS = ("-O3", "-std=c11")
 
 
 class SearchUnavailable(RuntimeError):
