@@ -257,31 +257,30 @@ def test_strategy_never_answers_an_illegal_code_over_many_random_deals(
     assert holes == 150
 
 
+def _solitaire_eval(tmp_path: Path, *args: str, timeout: float = 300) -> dict[str, Any]:
+    """Run scripts/solitaire_eval with these arguments; its JSON results' bots."""
+    out = tmp_path / "eval.json"
+    subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "solitaire_eval"), *args, "--json", str(out)],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    bots: dict[str, Any] = json.loads(out.read_text())["bots"]
+    return bots
+
+
 def test_solitaire_eval_scores_no_bot_below_the_hindsight_solver(tmp_path: Path) -> None:
     """scripts/solitaire_eval runs end to end (it once broke when a module moved): on the
     same PySolFC deals no bot scores better than the solver that knows the stock, nor
     does a bot with the exact stock-unseen search playing its last 4 stock cards, nor
     the sampled-hindsight reference player, which sees only what a bot sees."""
-    out = tmp_path / "eval.json"
-    subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "solitaire_eval"),
-            "--deals",
-            "1-4",
-            "--bots",
-            "hindsight,greedy,strategy,sampled-hindsight:2",
-            "--exact-from",
-            "4",
-            "--json",
-            str(out),
-        ],
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    bots = _solitaire_eval(
+        tmp_path,
+        *("--deals", "1-4", "--bots", "hindsight,greedy,strategy,sampled-hindsight:2"),
+        *("--exact-from", "4"),
     )
-    bots = json.loads(out.read_text())["bots"]
     best = {row["deal"]: row["score"] for row in bots["hindsight"]["per_deal"]}
     assert sorted(best) == [1, 2, 3, 4]
     assert list(bots) == [
@@ -311,30 +310,13 @@ def test_solitaire_eval_scores_no_bot_below_the_hindsight_solver(tmp_path: Path)
 def test_solitaire_eval_log_resumes_a_run(tmp_path: Path) -> None:
     """--log appends each deal's result as it is played; run again, the results already
     there for the same bot and rules are taken, not played again."""
-    log, out = tmp_path / "run.jsonl", tmp_path / "out.json"
+    log = tmp_path / "run.jsonl"
 
     def run(*rules: str) -> dict[str, Any]:
-        subprocess.run(
-            [
-                sys.executable,
-                str(ROOT / "scripts" / "solitaire_eval"),
-                "--deals",
-                "1-3",
-                "--bots",
-                "greedy",
-                "--log",
-                str(log),
-                "--json",
-                str(out),
-                *(["--rules", *rules] if rules else []),
-            ],
-            check=True,
-            capture_output=True,
-            text=True,
-            timeout=120,
+        more = ["--rules", *rules] if rules else []
+        return _solitaire_eval(
+            tmp_path, "--deals", "1-3", "--bots", "greedy", "--log", str(log), *more
         )
-        bots: dict[str, Any] = json.loads(out.read_text())["bots"]
-        return bots
 
     first = run()["greedy"]["per_deal"]
     lines = [json.loads(line) for line in log.read_text().splitlines()]
@@ -357,26 +339,10 @@ def test_solitaire_eval_exact_search_from_the_deal_expects_its_chance(tmp_path: 
     """With K at least the stock (16) the exact search values the dealt position before
     the first move: the clears it expects are its chance from the deal, and it never
     clears where the solver with the stock known cannot."""
-    out = tmp_path / "eval.json"
-    subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "solitaire_eval"),
-            "--deals",
-            "1,1044",  # no chance, and 0.07 (valued in about a second)
-            "--bots",
-            "hindsight,greedy",
-            "--exact-from",
-            "16",
-            "--json",
-            str(out),
-        ],
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=600,
+    # deal 1: no chance; deal 1044: 0.07, valued in about a second
+    bots = _solitaire_eval(
+        tmp_path, "--deals", "1,1044", "--bots", "hindsight,greedy", "--exact-from", "16"
     )
-    bots = json.loads(out.read_text())["bots"]
     exact = bots["greedy+exact@16"]
     best = {row["deal"]: row["score"] for row in bots["hindsight"]["per_deal"]}
     adj = adjacency(False, False)
