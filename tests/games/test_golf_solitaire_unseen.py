@@ -10,7 +10,10 @@ import itertools
 import math
 import os
 import random
+import signal
 import subprocess
+import sys
+import time
 from functools import cache
 from pathlib import Path
 
@@ -278,3 +281,76 @@ def test_a_position_that_does_not_fit_is_a_clear_error() -> None:
     )
     assert done.returncode == 2
     assert done.stdout == "error: columns are ranks joined by '.'\n"
+
+
+# PySolFC deal 19 from the deal: the longest search of deals 1-100, 20 minutes of CPU.
+LONG_DEAL = 19
+_LONG_SEARCH = f"""
+from referee.games.golf_solitaire.deals import pysol_deal
+from referee.games.golf_solitaire.rules import adjacency
+from referee.games.golf_solitaire.solver import rank_code
+from referee.games.golf_solitaire.unseen import UnseenStockSearch
+dealt = pysol_deal({LONG_DEAL})
+search = UnseenStockSearch([[c.rank for c in col] for col in dealt.tableau], adjacency(False, False), False)
+print(search._process.pid, flush=True)
+search.best_run([5] * 7, rank_code(dealt.foundation), [c.rank for c in dealt.stock])
+"""
+
+
+def _gone(pid: int) -> bool:
+    """Whether a process has ended (a zombie no one reaps counts as ended)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in "ZX"
+    except FileNotFoundError:
+        return True
+
+
+def _wait_gone(pid: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while not _gone(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def test_a_search_whose_client_is_killed_stops() -> None:
+    # Killed outright, the client closes nothing: the search notices its parent is gone
+    # within a million states instead of running on alone for 20 minutes.
+    client = subprocess.Popen(
+        [sys.executable, "-c", _LONG_SEARCH], stdout=subprocess.PIPE, text=True
+    )
+    assert client.stdout is not None
+    search_pid = int(client.stdout.readline())
+    time.sleep(0.5)
+    client.kill()
+    client.wait()
+    stopped = _wait_gone(search_pid, 40)
+    if not stopped:
+        os.kill(search_pid, signal.SIGKILL)
+    assert stopped, "the search outlived its client"
+
+
+def test_a_query_cut_short_ends_the_search() -> None:
+    # Ctrl-C (here an alarm) while a whole hole is being valued: leaving the with block
+    # kills the search's process rather than waiting the 20 minutes for its answer.
+    class Interrupted(Exception):
+        pass
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise Interrupted
+
+    dealt = pysol_deal(LONG_DEAL)
+    columns = [[c.rank for c in col] for col in dealt.tableau]
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        with UnseenStockSearch(columns, adjacency(False, False), False) as search:
+            pid = search._process.pid
+            signal.setitimer(signal.ITIMER_REAL, 0.5)
+            with pytest.raises(Interrupted):
+                search.best_run([5] * 7, rank_code(dealt.foundation), [c.rank for c in dealt.stock])
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert search._process.returncode == -signal.SIGKILL  # ended mid-search, not answered
+    assert _gone(pid)

@@ -39,13 +39,17 @@
  *   chance H U..    heights and unseen ranks, about to turn the stock: "CHANCE STATES SECONDS"
  * The unseen cards of a deal's queries must be among those of its first query (a hole's
  * later positions are).
- * Errors print "error: ..." and exit 2.
+ * Errors print "error: ..." and exit 2. A search whose client has died (its parent
+ * changed) exits 3 within a million states: it would otherwise run on alone for minutes,
+ * holding gigabytes, with no one to answer.
  */
+#define _POSIX_C_SOURCE 200809L /* getppid under -std=c11 */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 enum { COLUMNS = 7, MAX_HEIGHT = 7, RANKS = 14, EMPTY = 14, MAX_CARDS = 64 };
 
@@ -219,6 +223,7 @@ static uint64_t radix[RANKS], radix_end;
 static int radix_set, dealt;
 static struct values *by_unseen; /* indexed by the unseen multiset's index */
 static uint64_t states;
+static pid_t client; /* the process that started this one */
 
 static inline uint32_t slot_of(uint32_t h) { return (uint32_t)(h * 0x9E3779B1u) >> 8; }
 
@@ -260,7 +265,7 @@ static double table_put(uint64_t index, uint32_t h, double v) {
     }
     uint64_t q = (uint64_t)(v * (double)CHANCE_ONE + 0.5);
     values_insert(t, (uint64_t)(h + 1) << CHANCE_BITS | q);
-    states++;
+    if (++states % (1u << 20) == 0 && getppid() != client) exit(3); /* orphaned */
     return (double)q / (double)CHANCE_ONE;
 }
 
@@ -535,6 +540,7 @@ static void command_chance(char *args) {
 }
 
 int main(void) {
+    client = getppid();
     fewest_memo = calloc(1u << 21, 1);
     fewest_touched = malloc((1u << 21) * sizeof *fewest_touched);
     if (!fewest_memo || !fewest_touched) fail("out of memory");

@@ -199,10 +199,16 @@ class UnseenStockSearch:
         raise AssertionError(f"the search's stop {stop} is not reachable from {heights}")
 
     def close(self) -> None:
+        """End the search's process: at once when idle (it reads the end of its input);
+        killed when a query was cut short (an exception, Ctrl-C) and it is still searching."""
         if self._process.poll() is None:
             assert self._process.stdin is not None
             self._process.stdin.close()
-            self._process.wait()
+            try:
+                self._process.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
 
     def __enter__(self) -> UnseenStockSearch:
         return self
