@@ -210,8 +210,8 @@ static int has_predecessors(uint64_t d, uint64_t s) {
  * stops after one card, which share the multiset, are looked up in one place. A slot
  * packs heights + 1 (0: free) above the chance in fixed point, 1 being 2^41 (so halves,
  * quarters and the like are exact, and any chance within 2.3e-13: a whole hole's within
- * 1e-11 of a plain double expectimax's). 8 bytes a state: the largest holes hold a few
- * hundred million. */
+ * 1e-11 of a plain double expectimax's). 8 bytes a state, since the largest holes take
+ * gigabytes even so (deal 19: over 4 GB). */
 enum { CHANCE_BITS = 42 };
 #define CHANCE_MASK ((1ULL << CHANCE_BITS) - 1)
 #define CHANCE_ONE (1ULL << (CHANCE_BITS - 1))
