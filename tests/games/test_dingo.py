@@ -580,6 +580,16 @@ def test_target_score_ends_the_match_after_the_deal_in_which_someone_reaches_it(
     assert view(s).scoring_piles == ((), (), (), ()) and len(view(s).hunt_deck) == 12
 
 
+def test_with_target_score_set_the_match_still_ends_after_deals_deals() -> None:
+    """Spec: "The match is `deals` deals ... or ends after the deal in which someone
+    reaches `target_score` when that is set": whichever comes first."""
+    s, junk = scripted({2: "AC AD AH AS"}, rules=DingoRules(deals=1, target_score=50))
+    s = to_hunt(s, junk)
+    out = GAME.outcome(s)
+    assert out is not None and out.scores == (0, 0, 19, 0)  # 19 < 50: ended by `deals`
+    assert out.details["deals_played"] == 1
+
+
 def test_highest_total_ranks_first_and_ties_share() -> None:
     s, junk = scripted({0: "5H", 1: "5C", 2: "QH", 3: "QS"})
     s = play(to_hunt(s, junk), "wolf 5C", "decline", "decline", "decline", "wolf QS")

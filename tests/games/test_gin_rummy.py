@@ -608,6 +608,21 @@ def test_no_layoffs_against_gin() -> None:
     assert card("JS") in res.defender_deadwood_cards and card("4C") in res.defender_deadwood_cards
 
 
+def test_no_layoffs_against_big_gin() -> None:
+    """Spec: "No layoffs against gin." Big gin is gin with all 11 cards melded: the
+    defender's QS (onto 7S-JS) and 4C (onto AC-3C or the 4s) stay deadwood."""
+    _, res = knock_hand(
+        "AC 2C 3C 4D 4H 4S 7S 8S 9S TS",
+        "QS 4C KH QD 6C 9D 3H 8H 5D 2H",
+        "JS",
+        "big gin",
+        big_gin_bonus=31,
+    )
+    assert res.result == "big_gin" and all(not g for g in res.layoffs)
+    assert card("QS") in res.defender_deadwood_cards and card("4C") in res.defender_deadwood_cards
+    assert res.defender_deadwood == 67 and res.points == 67 + 31
+
+
 # --------------------------------------------------------------------------- hand scoring
 
 
@@ -617,6 +632,16 @@ def test_gin_scores_defender_deadwood_plus_gin_bonus() -> None:
     )
     assert res.defender_deadwood == 10 + 4 + 10 + 10 + 6 + 9 + 3 + 8 + 5 + 2
     assert res.points == res.defender_deadwood + 25 and s.scores == (res.points, 0)
+
+
+def test_gin_is_not_undercut_when_the_defender_has_no_deadwood() -> None:
+    """Spec: "Gin: knocker scores D + gin_bonus (25)." With D = 0 = K the undercut clause
+    ("if D <= K ... the defender scores") does not apply: gin is never undercut."""
+    s, res = knock_hand(
+        "AC 2C 3C 4D 4H 4S 7S 8S 9S TS", "5H 6H 7H 8H TC TD TH JC JD JH", "KD", "gin KD"
+    )
+    assert (res.result, res.defender_deadwood, res.winner, res.points) == ("gin", 0, 0, 25)
+    assert s.scores == (25, 0) and s.wins == (1, 0)
 
 
 def test_knocker_scores_the_difference_source_example() -> None:
@@ -791,6 +816,7 @@ def test_max_decisions_bounds_a_match() -> None:
     "options",
     [
         {"knock_limit": -1},
+        {"knock_limit": 10001},
         {"players": 5},
         {"stock_floor": 31},
         {"stock_floor": -1},

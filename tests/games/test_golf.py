@@ -380,6 +380,22 @@ def test_nine_only_a_line_of_three_cancels() -> None:
     assert card_points([pair, other], variant="nine")[0] == 4 + 4 + 2 + 2 + 3 + 5 + 6 + 7 + 8
 
 
+def test_pairs_anywhere_in_nine_cancels_pairs_besides_lines_of_three() -> None:
+    """golf.md pairs_anywhere (six family, "6, 8, 9, 10 cards"): "any two equal cards
+    in the layout cancel"; a line of three still cancels whole."""
+    pair = "4C 2C 3C 5C 6C 4D 7C 8C 9C"  # the fours share no row or column
+    row = "4C 4D 4H 2C 3C 5C 6C 7C 8C"
+    other = FILLER[:26]
+    assert (
+        card_points([pair, other], variant="nine", pairs_anywhere=True)[0]
+        == 2 + 3 + 5 + 6 + 7 + 8 + 9
+    )
+    assert card_points([pair, other], variant="nine")[0] == 4 + 4 + 2 + 3 + 5 + 6 + 7 + 8 + 9
+    assert (
+        card_points([row, other], variant="nine", pairs_anywhere=True)[0] == 2 + 3 + 5 + 6 + 7 + 8
+    )
+
+
 def test_nine_a_cross_of_five_equal_cards_cancels_one_line() -> None:
     """A card cancels once (docs/games/golf.md): row 1 and column 1 are both lines of
     fours, sharing the centre, so one line cancels and the other two fours count."""
@@ -404,6 +420,15 @@ def test_four_face_down_peek_two_privately_then_play() -> None:
     assert slot(s, 1, 2, viewer=1) == ("known", "3D")
     assert slot(s, 1, 2, viewer=0) == ("unknown", None)
     assert slot(s, 1, 2) == ("unknown", None)
+
+
+def test_four_face_down_no_peeking_after_the_opening() -> None:
+    """golf.md four_face_down: "Each player peeks at 2 cards of their choice ... no
+    peeking afterwards"."""
+    s = opening(deal(["AC 2C 3C 4C", "AD 2D 3D 4D"], **FFD))
+    assert legal(s) == ["draw discard", "draw stock", "knock"]
+    with pytest.raises(IllegalAction):
+        play(s, "peek 0")
 
 
 def test_four_face_down_own_unpeeked_cards_stay_unknown_to_owner() -> None:
@@ -668,6 +693,20 @@ def test_early_end_penalty_add_lowest_adds_a_negative_lowest_score() -> None:
     assert r.card_points == (-3, 17)
     assert r.penalties == (0, -3) and r.scores == (-3, 14)
     assert any(e.kind == "penalty" and "adds -3" in e.text for e in GAME.events(s))
+
+
+def test_early_end_penalty_applies_to_the_player_who_turned_the_last_card() -> None:
+    """golf.md early_end_penalty: "the player who ended the hole by turning the last
+    card or knocking adds 10 unless their hole score is the lowest"."""
+    s = opening(
+        deal(SIX, stock="9S 9H 9D 8S 8H 8D 7S 7H 7D 6S 6H 6D", early_end_penalty="plus_ten")
+    )
+    for pos in (2, 3, 4, 5):  # seat 1 fills its layout; seats 2 and 0 discard
+        s = play(s, "draw stock", f"swap {pos}", *("draw stock", "discard") * 2)
+    r = s.results[0]
+    assert (r.end, r.ended_by) == ("out", 1)
+    assert r.card_points == (21, 1 + 8 + 2 + 7 + 9 + 6, 21)
+    assert r.penalties == (0, 10, 0) and r.scores == (21, 43, 21)
 
 
 def test_no_penalty_when_the_length_bound_ends_the_hole() -> None:

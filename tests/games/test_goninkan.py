@@ -613,6 +613,38 @@ def test_joker_must_be_played_in_trick_nine_if_still_held() -> None:
     assert checked >= 5
 
 
+# L: seat 1 (AC) wins tricks 1-8 with 7 honours in all, each trick in one suit; seat 3
+# keeps the joker and KD for trick 9.
+LAYOUT_LATE_JOKER = (
+    "",
+    "7C 7D 7H 6S QC QD QH JS AD AC",
+    "3C 3D 3H 2S 8C 8D 8H 7S KC QS",
+    "4C 4D 4H 3S 9C 9D 9H 8S JK KD",
+    "5C 5D 5H 4S TC TD TH 9S AH KS",
+    "6C 6D 6H 5S JC JD JH TS KH AS",
+)
+LATE_JOKER_TRICKS_1_8 = [
+    "7C 3C 4C 5C 6C",
+    "7D 3D 4D 5D 6D",
+    "7H 3H 4H 5H 6H",
+    "6S 2S 3S 4S 5S",
+    "QC 8C 9C TC JC",
+    "QD 8D 9D TD JD",
+    "QH 8H 9H TH JH",
+    "JS 7S 8S 9S TS",
+]
+
+
+def test_joker_held_at_trick_nine_must_be_played_even_when_able_to_follow_suit() -> None:
+    """Spec, Tricks: "a player still holding it when trick 9 begins must play it then"."""
+    s = play_tricks(_played(match(LAYOUT_LATE_JOKER)), LATE_JOKER_TRICKS_1_8)
+    assert (s.trick_no, s.honours, s.actor) == (9, (7, 0), 1)
+    s = play_tricks(s, ["AD KC"])
+    assert GAME.legal_actions(s, 3) == ("play JK",)  # KD would follow suit
+    with pytest.raises(IllegalAction):
+        act(s, "play KD")
+
+
 # --- Winning a deal, skunks, sixteen ------------------------------------------------------------
 
 
@@ -752,6 +784,29 @@ def test_deal2_reverse_skunk_cancels_the_round_and_scores_minus_three() -> None:
     s = act(s, "no sixteen")
     assert s.rounds[0].results == ("skunk", "reverse skunk")
     expect_scores(s, (0, 1, 3), -3)
+
+
+def test_deal3_reverse_skunk_cancels_skunks_and_wins_and_scores_minus_three() -> None:
+    """Spec, Scoring: "Reverse skunk: ... in deals 2 and 3 the round's earlier points are
+    cancelled and the kankei get −3"."""
+    s = match(LAYOUT_A, LAYOUT_A, LAYOUT_M2)
+    s = play_tricks(act(s, "lead"), A_SKUNK_DEAL1)
+    s = act(play_tricks(kimeyaku(s, "H"), A_SKUNK_DEAL2), "no sixteen")
+    assert GAME.public_view(s).round_points == 2 + 1 + 1
+    s = act(play_tricks(kimeyaku(s, "D"), M2_REVERSE_SKUNK_DEAL3), "no sixteen")
+    assert s.rounds[0].results == ("skunk", "skunk", "reverse skunk")
+    expect_scores(s, (0, 1, 3), -3)
+
+
+def test_deal3_skunk_offers_sixteen_and_declining_scores_four_plus_one() -> None:
+    """Spec: "Sixteen: in deals 2 and 3, when the kankei make a skunk, the kankei player who
+    won the deciding trick may declare sixteen"; "Skunk: +1 more for that deal"."""
+    s = play_tricks(_deal2(LAYOUT_A1, LAYOUT_A, "C"), A1_WIN_DEAL2)
+    s = play_tricks(kimeyaku(s, "C"), A_SKUNK_DEAL1)  # seat 1 names clubs, leads, takes 10-0
+    assert (GAME.public_view(s).phase, s.actor) == ("sixteen", 1)
+    s = act(s, "no sixteen")
+    assert s.rounds[0].results == ("win", "win", "skunk")
+    expect_scores(s, (0, 1, 3), 4 + 1)
 
 
 def test_reverse_sixteen_made_cancels_the_round_and_scores_minus_sixteen() -> None:

@@ -56,7 +56,7 @@ class GinRummyView:
     seat: int
     players: int
     hand_number: int
-    phase: str  # this seat's table phase, or "sitting_out" / "spectator" / "match_over"
+    phase: str  # this seat's table phase, or "sitting_out" / "match_over" (seat -1: tables[0]'s)
     to_act: tuple[int, ...]  # seats whose decision is awaited, all tables
     hand: tuple[Card, ...]  # own cards, by suit then rank
     cannot_discard: Card | None  # the card this seat took from the pile this turn
