@@ -571,6 +571,15 @@ def test_winnable_only_past_the_last_deal_number_is_a_rules_error() -> None:
         GAME.initial_state(rules(holes=1, deal_numbers=last, winnable_only=True), 1, 0)
 
 
+def test_winnable_only_past_the_last_deal_number_is_refused_before_the_first_hole() -> None:
+    # "`winnable_only`: ... a deal that cannot be cleared ... is skipped for the next one";
+    # past PySolFC's last number there is none, and the contract rejects "inconsistent
+    # options ... with a clear error": at the start, not from apply() when hole 1 ends.
+    r = rules(holes=2, deal_numbers=f"2,{10**20}", winnable_only=True)
+    with pytest.raises(RulesError, match="no clearable deal for hole 2 from PySolFC deal"):
+        GAME.initial_state(r, 1, 0)
+
+
 # ---- Options, codes and errors --------------------------------------------------------
 
 

@@ -194,6 +194,10 @@ class GolfSolitaire(GameBase[GolfSolitaireState, str, GolfSolitaireRules]):
         return range(2, 3) if rules.scoring == "match" else range(1, MAX_SEATS + 1)
 
     def initial_state(self, rules: GolfSolitaireRules, seats: int, seed: int) -> GolfSolitaireState:
+        if rules.deal_numbers is not None:
+            # With winnable_only a later hole's skip can run past PySolFC's last number:
+            # refuse the rules now, not from apply() in mid-match (the numbers are cached).
+            hole_deal(rules, seed, rules.holes - 1)
         return self.state_from_deals(rules, seats, seed, ())
 
     def state_from_deals(
