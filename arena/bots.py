@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import itertools
 import os
 import shutil
@@ -30,6 +31,7 @@ from typing import Any, TypeVar
 
 from arena import cgroups
 from arena.limits import BotLimits as BotLimits  # its home; imported from here too
+from arena.referee_links import cut, links_by_process, referee_links
 from arena.sandbox import Sandbox, SandboxError, sandbox_env
 from arena.store import Entrant
 from referee.service import RefereeCore
@@ -103,6 +105,7 @@ class TreeUsage:
     processes: frozenset[tuple[int, int]] = frozenset()  # (pid, start time) counted
     open_files: int = 0  # file descriptors, over every process
     sockets: int = 0  # of which sockets
+    connections: int = 0  # to the referee, counted at its end (arena.referee_links)
 
 
 # (match id, seat) a bot last played: where what it writes after MatchOver belongs.
@@ -544,10 +547,31 @@ class BotPool:
             if len(in_groups) < len(bots)
             else {}
         )
+        members = {pid: frozenset(p for p, _ in u.processes) for pid, u in usage.items()}
         for pid, group in in_groups.items():
             u = group.usage()
-            files, sockets = descriptors(group.pids())
+            members[pid] = frozenset(group.pids())
+            files, sockets = descriptors(members[pid])
             usage[pid] = TreeUsage(u.cpu_seconds, u.memory_mb, 0, open_files=files, sockets=sockets)
+        return self._count_connections(usage, members)
+
+    def _count_connections(
+        self, usage: dict[int, TreeUsage], members: dict[int, frozenset[int]]
+    ) -> dict[int, TreeUsage]:
+        """Each bot's connections to the referee, by the process that made each one, and
+        wherever the bot keeps it (a socket in flight over SCM_RIGHTS is in no fd table).
+        A connection whose maker is gone is closed: a bot could otherwise make one in a
+        child, pass it on in flight and let the child exit."""
+        if not self.address.startswith("unix:"):
+            return usage
+        links = referee_links(self.address.removeprefix("unix:"))
+        per_process = links_by_process(links)
+        for pid, pids in members.items():
+            held = sum(per_process[p] for p in pids)
+            usage[pid] = dataclasses.replace(usage[pid], connections=held)
+        for link in links:
+            if link.peer_pid <= 0 or not os.path.exists(f"/proc/{link.peer_pid}"):
+                cut(link)
         return usage
 
     def _over_limit(self, bot: BotProcess, usage: TreeUsage) -> str | None:
@@ -571,6 +595,11 @@ class BotPool:
             return (
                 f"held {usage.open_files} open files and connections, over the "
                 f"{OPEN_FILES} a bot may hold in all its processes"
+            )
+        if usage.connections > SOCKETS:
+            return (
+                f"held {usage.connections} connections to the referee, over the {SOCKETS} a "
+                "bot may hold in all its processes"
             )
         if usage.sockets > SOCKETS:
             return (

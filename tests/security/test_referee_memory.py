@@ -17,6 +17,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from arena.bots import SOCKETS
 from tests.conftest import dies_with_tests
@@ -46,16 +47,22 @@ def peak_rss_mb(pid: int) -> float | None:
     return None
 
 
-def test_unfinished_big_messages_do_not_hold_the_arenas_memory(tmp_path: Path) -> None:
-    db = tmp_path / "arena.db"
-    bot = ["python", "big_messages.py", "hold", "8", "100", "8"]
-    add_gin_bot(db, "hoarder", *bot)
-    add_random(db)
+def open_files(pid: int) -> int:
+    try:
+        return len(os.listdir(f"/proc/{pid}/fd"))
+    except OSError:
+        return 0
+
+
+def watched_gin_tournament(db: Path, bots: str) -> tuple[dict[str, Any], float, int]:
+    """Two rounds of one-hand gin between ``bots``, bots limited to BOT_MEMORY_MB: the
+    summary, the arena process's peak resident memory (MB) and the most files (its ends
+    of connections among them) it held open."""
     arena = subprocess.Popen(
         [
             *dies_with_tests(),
             *(PY, "-m", "arena.cli", "tournament", "run", "--game", "gin_rummy"),
-            *("--bots", "hoarder,random", "--rules", "max_hands=1", "--rounds", "2"),
+            *("--bots", bots, "--rules", "max_hands=1", "--rounds", "2"),
             *("--concurrency", "1", "--bot-memory-mb", str(BOT_MEMORY_MB), "--json"),
         ],
         cwd=ROOT,
@@ -64,10 +71,11 @@ def test_unfinished_big_messages_do_not_hold_the_arenas_memory(tmp_path: Path) -
         stderr=subprocess.PIPE,
         text=True,
     )
-    peak = 0.0
+    peak, files = 0.0, 0
     try:
         while arena.poll() is None:
             peak = max(peak, peak_rss_mb(arena.pid) or 0.0)
+            files = max(files, open_files(arena.pid))
             with contextlib.suppress(subprocess.TimeoutExpired):
                 arena.wait(0.1)
         out, err = arena.communicate(timeout=60)
@@ -75,16 +83,64 @@ def test_unfinished_big_messages_do_not_hold_the_arenas_memory(tmp_path: Path) -
         if arena.poll() is None:
             arena.kill()
     assert arena.returncode == 0, err
-    assert json.loads(out)["played"] == 4
-    sent = [
+    return json.loads(out), peak, files
+
+
+def said(db: Path, entrant: str, prefix: str) -> list[str]:
+    """The lines starting with ``prefix`` that ``entrant`` wrote to stderr in its matches."""
+    return [
         line
         for match, replay in replays(db)
-        for line in stderr_of(replay, list(match["entrants"]).index("hoarder")).splitlines()
-        if line.startswith("SENT")
+        for line in stderr_of(replay, list(match["entrants"]).index(entrant)).splitlines()
+        if line.startswith(prefix)
     ]
+
+
+def test_unfinished_big_messages_do_not_hold_the_arenas_memory(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    add_gin_bot(db, "hoarder", "python", "big_messages.py", "hold", "8", "100", "8")
+    add_random(db)
+    summary, peak, _ = watched_gin_tournament(db, "hoarder,random")
+    assert summary["played"] == 4
+    sent = said(db, "hoarder", "SENT")
     assert sent, f"the hoarder never said what it sent (peak {peak:.0f} MB)"
     # The arena alone takes about 80 MB; one bot may not cost it more than its own limit.
     assert peak < 80 + BOT_MEMORY_MB, f"the arena peaked at {peak:.0f} MB ({sent})"
+
+
+def test_connections_hidden_in_flight_still_count(tmp_path: Path) -> None:
+    """A socket sent over SCM_RIGHTS into a queue nobody reads is in no descriptor table,
+    yet stays connected: a red-team bot hid 300 loaded connections so, uncounted, and took
+    the arena from 75 MB to 1.5 GB. They are counted at the referee's end now."""
+    db = tmp_path / "arena.db"
+    add_gin_bot(db, "smuggler", "python", "big_messages.py", "smuggle", "100", "0", "20")
+    add_random(db)
+    summary, _, _ = watched_gin_tournament(db, "smuggler,random")
+    assert summary["played"] == 4
+    faults = [
+        (f["seat"] == list(match["entrants"]).index("smuggler"), f["kind"], f["reason"])
+        for match, replay in replays(db)
+        for f in replay.lines
+        if f["type"] == "fault"
+    ]
+    assert faults, "the smuggler was never stopped"
+    for its_own, kind, reason in faults:
+        assert its_own and kind == "limit", faults
+        assert f"connections to the referee, over the {SOCKETS} a bot may" in reason
+
+
+def test_connections_whose_maker_exited_are_closed(tmp_path: Path) -> None:
+    """Made by a child that puts it in flight and exits, a connection belongs to no live
+    process to count it against: the arena closes it at its next look (every 0.25 s), so
+    the referee's ends of such connections never pile up."""
+    db = tmp_path / "arena.db"
+    add_gin_bot(db, "handoff", "python", "big_messages.py", "handoff", "100", "0", "20")
+    add_random(db)
+    summary, _, files = watched_gin_tournament(db, "handoff,random")
+    assert summary["played"] == 4
+    hidden = max((int(line.split()[1]) for line in said(db, "handoff", "HID")), default=0)
+    assert hidden >= 60, f"the bot hid {hidden} connections, too few to tell"
+    assert files < hidden, f"the arena held {files} files open while {hidden} were hidden"
 
 
 def test_many_connections_of_unfinished_messages_are_a_limit_fault(tmp_path: Path) -> None:
@@ -107,7 +163,7 @@ def test_many_connections_of_unfinished_messages_are_a_limit_fault(tmp_path: Pat
         seat = list(match["entrants"]).index("spreader")
         faults = [(f["seat"], f["kind"], f["reason"]) for f in replay.lines if f["type"] == "fault"]
         assert len(faults) == 1 and faults[0][:2] == (seat, "limit"), faults
-        assert f"sockets (connections), over the {SOCKETS} a bot may hold" in faults[0][2]
+        assert f"connections to the referee, over the {SOCKETS} a bot may" in faults[0][2]
 
 
 def test_big_messages_do_not_stall_the_other_tables(tmp_path: Path) -> None:

@@ -11,6 +11,12 @@ about ``MIB`` MiB of the arena's memory, while the bot itself holds one zeroed M
 ``python big_messages.py many CONNECTIONS MIB SECONDS``: opens CONNECTIONS connections with
 32 streams each (all the referee allows), each stream an unfinished message just under the
 transport's limit, and holds them for SECONDS (MIB is ignored).
+``python big_messages.py smuggle CONNECTIONS MIB SECONDS``: as ``many``, but each connection,
+once loaded, is sent over SCM_RIGHTS into a socket pair nobody reads and closed: in flight,
+it is in no process's descriptor table, and stays connected while the bot lives. It says
+``HID <n>`` every ten, and takes 0.1 s a move, so that its matches last while it works.
+``python big_messages.py handoff CONNECTIONS MIB SECONDS``: as ``smuggle``, but each
+connection is made and loaded by a child process that puts it in flight and exits.
 ``python big_messages.py complete STREAMS MIB SECONDS``: for SECONDS, finishes such
 messages over and over, on STREAMS streams at a time (each on a new connection): the
 transport read each one whole and handed it to Play, which parsed it before it looked at
@@ -19,6 +25,7 @@ its size, all in the arena's process where every match's referee and clock run.
 
 from __future__ import annotations
 
+import array
 import contextlib
 import os
 import random
@@ -151,21 +158,61 @@ def send_big_messages() -> Http2:
     return conn
 
 
+def loaded_connection() -> tuple[Http2, int]:
+    """A connection of 32 streams, each with 120 KiB of a 127 KiB message; bytes sent."""
+    conn = Http2(os.environ["ARENA_TARGET"].removeprefix("unix:"))
+    conn.pump(0.05)
+    sent = 0
+    for i in range(32):
+        conn.open(1 + 2 * i)
+        conn.send(1 + 2 * i, b"\x00" + struct.pack(">I", 127 << 10))
+        sent += conn.send(1 + 2 * i, bytes(120 << 10))
+    conn.pump(0)
+    return conn, sent
+
+
 def open_many() -> list[Http2]:
-    """CONNECTIONS connections of 32 streams, each with 120 KiB of a 127 KiB message."""
+    """CONNECTIONS loaded connections (loaded_connection)."""
     conns, sent = [], 0
     with contextlib.suppress(OSError, EOFError):
         for _ in range(STREAMS):
-            conn = Http2(os.environ["ARENA_TARGET"].removeprefix("unix:"))
-            conn.pump(0.05)
+            conn, n = loaded_connection()
             conns.append(conn)
-            for i in range(32):
-                conn.open(1 + 2 * i)
-                conn.send(1 + 2 * i, b"\x00" + struct.pack(">I", 127 << 10))
-                sent += conn.send(1 + 2 * i, bytes(120 << 10))
-            conn.pump(0)
+            sent += n
     print(f"SENT {sent >> 20} MiB on {len(conns)} connections", file=sys.stderr, flush=True)
     return conns
+
+
+def put_in_flight(conn: Http2, queue: socket.socket) -> None:
+    fds = array.array("i", [conn.sock.fileno()])
+    queue.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
+    conn.sock.close()
+
+
+def smuggle(by_children: bool) -> None:
+    """CONNECTIONS loaded connections put in flight, by this process or each by a child
+    that exits; a socket pair carries at most 200 (its queue's length)."""
+    queues: list[tuple[socket.socket, socket.socket]] = []
+    hidden, sent = 0, 0
+    with contextlib.suppress(OSError, EOFError):
+        for k in range(STREAMS):
+            if k % 200 == 0:
+                queues.append(socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM))
+            if by_children:
+                child = os.fork()
+                if child == 0:
+                    with contextlib.suppress(BaseException):
+                        put_in_flight(loaded_connection()[0], queues[-1][0])
+                    os._exit(0)
+                os.waitpid(child, 0)
+            else:
+                conn, n = loaded_connection()
+                put_in_flight(conn, queues[-1][0])
+                sent += n
+            hidden += 1
+            if hidden % 10 == 0:
+                print(f"HID {hidden} connections in flight", file=sys.stderr, flush=True)
+    time.sleep(HOLD)  # the queues, and the connections in them, live as long as this
 
 
 def hold_many(conns: list[Http2]) -> None:
@@ -224,8 +271,12 @@ def choose(observation: Any, legal: Sequence[str]) -> str:
             threading.Thread(target=hold, args=(send_big_messages(),), daemon=True).start()
         elif MODE == "many":
             threading.Thread(target=hold_many, args=(open_many(),), daemon=True).start()
+        elif MODE in ("smuggle", "handoff"):
+            threading.Thread(target=smuggle, args=(MODE == "handoff",), daemon=True).start()
         else:
             threading.Thread(target=complete_big_messages, daemon=True).start()
+    if MODE in ("smuggle", "handoff"):
+        time.sleep(0.1)  # its matches last while the thread works
     return random.choice(list(legal))
 
 
