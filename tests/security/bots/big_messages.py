@@ -20,7 +20,8 @@ connection is made and loaded by a child process that puts it in flight and exit
 ``python big_messages.py complete STREAMS MIB SECONDS``: for SECONDS, finishes such
 messages over and over, on STREAMS streams at a time (each on a new connection): the
 transport read each one whole and handed it to Play, which parsed it before it looked at
-its size, all in the arena's process where every match's referee and clock run.
+its size, all in the arena's process where every match's referee and clock run. It says
+``COMPLETED <n> of <MIB> MiB, <k> refused`` as it goes, and takes 0.1 s a move.
 """
 
 from __future__ import annotations
@@ -235,7 +236,7 @@ def hold(conn: Http2) -> None:
 
 
 def complete_big_messages() -> None:
-    size, chunk, sent = MIB << 20, bytes(1 << 20), 0
+    size, chunk, finished, refused = MIB << 20, bytes(1 << 20), 0, 0
     until = time.monotonic() + HOLD
     with contextlib.suppress(OSError, EOFError):
         while time.monotonic() < until:
@@ -246,18 +247,19 @@ def complete_big_messages() -> None:
                 conn.open(1 + 2 * i)
                 conn.send(1 + 2 * i, b"\x00" + struct.pack(">I", size))
                 left[1 + 2 * i] = size
-            while any(left.values()):
+            while any(n and s not in conn.ended for s, n in left.items()):
                 moved = 0
                 for stream, n in left.items():
-                    if n:
+                    if n and stream not in conn.ended:
                         k = conn.send(stream, chunk[: min(n, len(chunk))])
                         left[stream] -= k
                         moved += k
                 conn.pump(0 if moved else 0.02)
-            sent += STREAMS
+            finished += sum(n == 0 for n in left.values())
+            refused += sum(n > 0 for n in left.values())  # ended by the referee first
+            print(f"COMPLETED {finished} of {MIB} MiB, {refused} refused", file=sys.stderr)
             conn.pump(0.2)
             conn.sock.close()
-    print(f"COMPLETED {sent} messages of {MIB} MiB", file=sys.stderr, flush=True)
 
 
 started = False
@@ -275,7 +277,7 @@ def choose(observation: Any, legal: Sequence[str]) -> str:
             threading.Thread(target=smuggle, args=(MODE == "handoff",), daemon=True).start()
         else:
             threading.Thread(target=complete_big_messages, daemon=True).start()
-    if MODE in ("smuggle", "handoff"):
+    if MODE in ("smuggle", "handoff", "complete"):
         time.sleep(0.1)  # its matches last while the thread works
     return random.choice(list(legal))
 
