@@ -244,17 +244,14 @@ def test_strategy_never_answers_an_illegal_code_over_many_random_deals(
         {"jokers": "2"},
         {"foundation_starts_empty": "true", "stock_only_when_blocked": "true"},
     ]
-    holes = 0
-    for i, rules in enumerate(rule_sets):
+    for i, rules in enumerate(rule_sets):  # 30 holes each; `checked` fails an illegal code
         out = play_local(
             GAME,
             [checked(strategy.choose, golf_solitaire_pb2.GolfSolitaireObservation)],
             seed=1000 + i,
             rules={**rules, "holes": "30"},
         )
-        holes += 30
         assert len(out.scores) == 1
-    assert holes == 150
 
 
 def _solitaire_eval(tmp_path: Path, *args: str, timeout: float = 300) -> dict[str, Any]:
