@@ -61,15 +61,17 @@ def open_files(pid: int) -> int:
         return 0
 
 
-def watched_gin_tournament(db: Path, bots: str) -> tuple[dict[str, Any], float, int]:
-    """Two rounds of one-hand gin between ``bots``, bots limited to BOT_MEMORY_MB: the
+def watched_gin_tournament(
+    db: Path, bots: str, rounds: int = 2
+) -> tuple[dict[str, Any], float, int]:
+    """``rounds`` of one-hand gin between ``bots``, bots limited to BOT_MEMORY_MB: the
     summary, the arena process's peak resident memory (MB) and the most files (its ends
     of connections among them) it held open."""
     arena = subprocess.Popen(
         [
             *dies_with_tests(),
             *(PY, "-m", "arena.cli", "tournament", "run", "--game", "gin_rummy"),
-            *("--bots", bots, "--rules", "max_hands=1", "--rounds", "2"),
+            *("--bots", bots, "--rules", "max_hands=1", "--rounds", str(rounds)),
             *("--concurrency", "1", "--bot-memory-mb", str(BOT_MEMORY_MB), "--json"),
         ],
         cwd=ROOT,
@@ -122,8 +124,8 @@ def test_connections_hidden_in_flight_still_count(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     add_gin_bot(db, "smuggler", "python", "big_messages.py", "smuggle", "100", "0", "20")
     add_random(db)
-    summary, _, _ = watched_gin_tournament(db, "smuggler,random")
-    assert summary["played"] == 4
+    summary, _, _ = watched_gin_tournament(db, "smuggler,random", rounds=1)
+    assert summary["played"] == 2
     faults = [
         (f["seat"] == list(match["entrants"]).index("smuggler"), f["kind"], f["reason"])
         for match, replay in replays(db)
@@ -143,8 +145,8 @@ def test_connections_whose_maker_exited_are_closed(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     add_gin_bot(db, "handoff", "python", "big_messages.py", "handoff", "100", "0", "20")
     add_random(db)
-    summary, _, files = watched_gin_tournament(db, "handoff,random")
-    assert summary["played"] == 4
+    summary, _, files = watched_gin_tournament(db, "handoff,random", rounds=1)
+    assert summary["played"] == 2
     hidden = max((int(line.split()[1]) for line in said(db, "handoff", "HID")), default=0)
     assert hidden >= 60, f"the bot hid {hidden} connections, too few to tell"
     assert files < hidden, f"the arena held {files} files open while {hidden} were hidden"
@@ -187,21 +189,21 @@ def test_big_messages_do_not_stall_a_table_played_beside(tmp_path: Path) -> None
     staller = _entrant("staller", ("python", "big_messages.py", "complete", "2", "100", "30"), BOTS)
     random_bot = ("python", "-m", "sample_bots.random_bot")
 
-    def job(idx: int, seed: int, *entrants: Entrant, clock: float) -> MatchJob:
-        lineup = tuple(e.name for e in entrants)
-        plan = MatchPlan(idx, 1, idx, seed, lineup)
-        config = MatchConfig(move_seconds=clock)
-        return MatchJob(1, plan, "gin_rummy", {"max_hands": 1}, 2, config, entrants, seed)
+    def job(idx: int, game: str, rules: dict[str, Any], *entrants: Entrant) -> MatchJob:
+        plan = MatchPlan(idx, 1, idx, 11 + idx, tuple(e.name for e in entrants))
+        config = MatchConfig(move_seconds=0.3 if game == "gin_rummy" else 5)
+        return MatchJob(1, plan, game, rules, len(entrants), config, entrants, plan.seed)
 
     async def play_both() -> tuple[PlayedMatch, PlayedMatch]:
         limits = BotLimits(memory_mb=BOT_MEMORY_MB)
         host = MatchHost(HostSettings(secrets.token_bytes(32), limits, "auto"))
         await host.start()
         try:
-            flooded = host.play(job(0, 11, staller, _entrant("opponent", random_bot), clock=5))
-            beside = host.play(
-                job(1, 12, _entrant("r1", random_bot), _entrant("r2", random_bot), clock=0.3)
-            )
+            # Alone at golf solitaire, at 0.1 s a move, it turns 2 holes' 16 stock cards
+            # and plays more: over 3 s, where a gin hand may end after 7 moves.
+            flooded = host.play(job(0, "golf_solitaire", {"holes": 2}, staller))
+            r1, r2 = _entrant("r1", random_bot), _entrant("r2", random_bot)
+            beside = host.play(job(1, "gin_rummy", {"max_hands": 1}, r1, r2))
             return await asyncio.gather(flooded, beside)
         finally:
             await host.close()
