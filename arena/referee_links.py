@@ -79,11 +79,14 @@ def _same_socket(fd: int, inode: int) -> Iterator[socket.socket | None]:
     """A duplicate of descriptor ``fd`` as a socket if it still is socket ``inode`` (the
     transport may have closed it and reused the number meanwhile), else None."""
     copy = os.dup(fd)
-    if os.fstat(copy).st_ino != inode:
+    sock: socket.socket | None = None
+    with contextlib.suppress(OSError):  # e.g. a family Python cannot wrap
+        if os.fstat(copy).st_ino == inode:
+            sock = socket.socket(fileno=copy)  # its family and type as they are
+    if sock is None:
         os.close(copy)
         yield None
         return
-    sock = socket.socket(fileno=copy)  # its family and type as they are
     try:
         yield sock
     finally:
