@@ -283,7 +283,7 @@ def test_a_position_that_does_not_fit_is_a_clear_error() -> None:
     assert done.stdout == "error: columns are ranks joined by '.'\n"
 
 
-# PySolFC deal 19 from the deal: the longest search of deals 1-217, 20 minutes of CPU.
+# PySolFC deal 19 from the deal: the longest search of deals 1-261, 20 minutes of CPU.
 LONG_DEAL = 19
 _LONG_SEARCH = f"""
 from referee.games.golf_solitaire.deals import pysol_deal
