@@ -244,12 +244,12 @@ def test_strategy_never_answers_an_illegal_code_over_many_random_deals(
         {"jokers": "2"},
         {"foundation_starts_empty": "true", "stock_only_when_blocked": "true"},
     ]
-    for i, rules in enumerate(rule_sets):  # 30 holes each; `checked` fails an illegal code
+    for i, rules in enumerate(rule_sets):  # 15 holes each; `checked` fails an illegal code
         out = play_local(
             GAME,
             [checked(strategy.choose, golf_solitaire_pb2.GolfSolitaireObservation)],
             seed=1000 + i,
-            rules={**rules, "holes": "30"},
+            rules={**rules, "holes": "15"},
         )
         assert len(out.scores) == 1
 

@@ -22,7 +22,7 @@ from tests.conformance.harness import Case
 GAME = "dingo"
 
 CASES = [
-    Case("default", {}, seats=4, playouts=60, leak_checks=10),
+    Case("default", {}, seats=4, playouts=30, leak_checks=10),
     Case("one-deal", {"deals": 1}, seats=4, playouts=300, leak_checks=40, fast_playouts=1500),
     Case("target", {"target_score": 12, "deals": 8}, seats=4, playouts=40, leak_checks=4),
 ]
