@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import itertools
 import os
 import shutil
@@ -26,7 +25,7 @@ import stat
 import time
 from collections import defaultdict
 from collections.abc import Callable, Coroutine, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from arena import cgroups
@@ -568,7 +567,7 @@ class BotPool:
         per_process = links_by_process(links)
         for pid, pids in members.items():
             held = sum(per_process[p] for p in pids)
-            usage[pid] = dataclasses.replace(usage[pid], connections=held)
+            usage[pid] = replace(usage[pid], connections=held)
         for link in links:
             if link.peer_pid <= 0 or not os.path.exists(f"/proc/{link.peer_pid}"):
                 cut(link)
