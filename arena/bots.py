@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import os
 import shutil
@@ -25,12 +26,13 @@ import stat
 import time
 from collections import defaultdict
 from collections.abc import Callable, Coroutine, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from arena import cgroups
+from arena.lifecycle import tagged_temp_dir
 from arena.limits import BotLimits as BotLimits  # its home; imported from here too
-from arena.referee_links import cut, links_by_process, referee_links
+from arena.referee_relay import BotRelay
 from arena.sandbox import Sandbox, SandboxError, sandbox_env
 from arena.store import Entrant
 from referee.service import RefereeCore
@@ -49,17 +51,21 @@ EXIT_POLL_SECONDS = 0.05
 # these, one bot holding thousands of connections left the arena none to start bots with.
 OPEN_FILES_PER_PROCESS = 512
 OPEN_FILES = 1024
-# Sockets in all of a bot's processes together (checked every poll). A bot needs one
-# connection to the referee; each connection may carry STREAMS_PER_CONNECTION calls, each
-# with an unfinished message of up to the transport's limit, which the arena holds, not
-# the bot: 100 connections of them took a referee from 40 MB to 1.5 GB.
+# Sockets in all of a bot's processes together (checked every poll), and connections to
+# the referee it holds (its relay counts them as they open, arena/referee_relay.py). A
+# bot needs one connection to the referee; each connection may carry
+# STREAMS_PER_CONNECTION calls, each with an unfinished message of up to the transport's
+# limit, which the arena holds, not the bot: 100 connections of them took a referee from
+# 40 MB to 1.5 GB.
 SOCKETS = 16
+RELAY_SOCKET = "referee.sock"  # in the bot's own folder, the only one it is shown
 _TAIL_BYTES = 2048
 _READ_BYTES = 64 * 1024
 _DRAIN_PAUSE_SECONDS = 0.1  # after a read past the stderr limit: at most 640 KiB/s
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 _cgroup_names = itertools.count(1)
+_relay_names = itertools.count(1)
 
 
 class BotLaunchError(ValueError):
@@ -104,7 +110,6 @@ class TreeUsage:
     processes: frozenset[tuple[int, int]] = frozenset()  # (pid, start time) counted
     open_files: int = 0  # file descriptors, over every process
     sockets: int = 0  # of which sockets
-    connections: int = 0  # to the referee, counted at its end (arena.referee_links)
 
 
 # (match id, seat) a bot last played: where what it writes after MatchOver belongs.
@@ -119,6 +124,7 @@ class BotProcess:
     process: asyncio.subprocess.Process
     limits: BotLimits
     cgroup: cgroups.BotCgroup | None = None
+    relay: BotRelay | None = None  # its only way to the referee
     alive: bool = True
     busy: bool = False
     capture: Capture = field(default_factory=Capture)  # the current match's
@@ -310,7 +316,6 @@ class BotPool:
     bot_seed: Callable[[str], str]  # ARENA_BOT_SEED per entrant name
     limits: BotLimits = field(default_factory=BotLimits)
     sandbox: Sandbox = field(default_factory=lambda: Sandbox("none"))
-    visible: tuple[str, ...] = ()  # shown read-only in the sandbox: the socket directory
     hidden: tuple[str, ...] = ()  # never shown: the database and its journals
     on_late_output: LateOutput | None = None
     use_cgroups: bool = True
@@ -319,6 +324,7 @@ class BotPool:
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
     _stopping: list[asyncio.Task[None]] = field(default_factory=list)  # retired processes
     _monitor: asyncio.Task[None] | None = None
+    _relays: Any = None  # the bots' sockets' folders (a TemporaryDirectory), made at first
 
     def __post_init__(self) -> None:
         raise_open_files_limit()  # before any bot's pipes are made
@@ -405,11 +411,38 @@ class BotPool:
 
     async def _launch(self, entrant: Entrant) -> BotProcess:
         token = self.core.issue_player_token(entrant.name)
+        relay = self._new_relay()
+        try:
+            return await self._launch_with(entrant, token, relay)
+        except BaseException:
+            self._close_relay(relay)
+            raise
+
+    def _new_relay(self) -> BotRelay:
+        """A relay for a new bot process, in a folder of its own (not started yet)."""
+        if not self.address.startswith("unix:"):
+            raise ValueError(f"bots reach their referee by a Unix socket, not {self.address}")
+        if self._relays is None:
+            self._relays = tagged_temp_dir("arena-bots", f"b{'0' * 9}/{RELAY_SOCKET}")
+        folder = os.path.join(self._relays.name, f"b{next(_relay_names)}")
+        os.mkdir(folder, 0o700)
+        target = self.address.removeprefix("unix:")
+        return BotRelay(os.path.join(folder, RELAY_SOCKET), target, SOCKETS)
+
+    @staticmethod
+    def _close_relay(relay: BotRelay | None) -> None:
+        if relay is None:
+            return
+        relay.close()
+        with contextlib.suppress(OSError):
+            os.rmdir(os.path.dirname(relay.socket_path))
+
+    async def _launch_with(self, entrant: Entrant, token: str, relay: BotRelay) -> BotProcess:
         cwd = entrant.cwd or os.getcwd()
         env = sandbox_env(
             self.sandbox,
             {
-                "ARENA_TARGET": self.address,
+                "ARENA_TARGET": f"unix:{relay.socket_path}",
                 "ARENA_TOKEN": token,
                 "ARENA_BOT_SEED": self.bot_seed(entrant.name),
                 "PYTHONUNBUFFERED": "1",
@@ -437,9 +470,14 @@ class BotPool:
             )
         root = cgroups.available() if self.use_cgroups else None
         group = None
+        await relay.start()
         try:
             with self.sandbox.launch(
-                entrant.command, cwd, self.visible, self.hidden, scratch_mb=self.limits.memory_mb
+                entrant.command,
+                cwd,
+                (os.path.dirname(relay.socket_path),),
+                self.hidden,
+                scratch_mb=self.limits.memory_mb,
             ) as launch:
                 command = with_open_files_limit(launch.argv)
                 if root is not None:
@@ -467,7 +505,8 @@ class BotPool:
                 group.remove()
             shown = " ".join(entrant.command)
             raise BotLaunchError(f"cannot start bot {entrant.name!r} ({shown}): {exc}") from exc
-        bot = BotProcess(entrant, token, process, self.limits, group)
+        bot = BotProcess(entrant, token, process, self.limits, group, relay)
+        relay.on_limit = functools.partial(self._relay_over_limit, bot)
         self.processes[entrant.name].append(bot)
         loop = asyncio.get_running_loop()
         # Read even when cancelled: close() waits for the reader to reach the end of the
@@ -525,6 +564,7 @@ class BotPool:
         code = bot.process.returncode
         bot.alive = False
         await asyncio.to_thread(bot.kill)  # whatever it started dies with it
+        self._close_relay(bot.relay)
         if self.closing or bot.faulted or bot.retiring:
             return
         await asyncio.sleep(0.05)  # let the stderr reader catch the last words
@@ -546,31 +586,10 @@ class BotPool:
             if len(in_groups) < len(bots)
             else {}
         )
-        members = {pid: frozenset(p for p, _ in u.processes) for pid, u in usage.items()}
         for pid, group in in_groups.items():
             u = group.usage()
-            members[pid] = frozenset(group.pids())
-            files, sockets = descriptors(members[pid])
+            files, sockets = descriptors(frozenset(group.pids()))
             usage[pid] = TreeUsage(u.cpu_seconds, u.memory_mb, 0, open_files=files, sockets=sockets)
-        return self._count_connections(usage, members)
-
-    def _count_connections(
-        self, usage: dict[int, TreeUsage], members: dict[int, frozenset[int]]
-    ) -> dict[int, TreeUsage]:
-        """Each bot's connections to the referee, by the process that made each one, and
-        wherever the bot keeps it (a socket in flight over SCM_RIGHTS is in no fd table).
-        A connection whose maker is gone is closed: a bot could otherwise make one in a
-        child, pass it on in flight and let the child exit."""
-        if not self.address.startswith("unix:"):
-            return usage
-        links = referee_links(self.address.removeprefix("unix:"))
-        per_process = links_by_process(links)
-        for pid, pids in members.items():
-            held = sum(per_process[p] for p in pids)
-            usage[pid] = replace(usage[pid], connections=held)
-        for link in links:
-            if link.peer_pid <= 0 or not os.path.exists(f"/proc/{link.peer_pid}"):
-                cut(link)
         return usage
 
     def _over_limit(self, bot: BotProcess, usage: TreeUsage) -> str | None:
@@ -595,11 +614,9 @@ class BotPool:
                 f"held {usage.open_files} open files and connections, over the "
                 f"{OPEN_FILES} a bot may hold in all its processes"
             )
-        if usage.connections > SOCKETS:
-            return (
-                f"held {usage.connections} connections to the referee, over the {SOCKETS} a "
-                "bot may hold in all its processes"
-            )
+        if bot.relay is not None and bot.relay.over is not None:
+            return bot.relay.over  # the relay stops it at once; this is for a bot it
+            # stopped before the pool could be told (while it was being launched)
         if usage.sockets > SOCKETS:
             return (
                 f"held {usage.sockets} sockets (connections), over the {SOCKETS} a bot may "
@@ -630,18 +647,33 @@ class BotPool:
                 continue
             usage = await asyncio.to_thread(self._usage, alive)
             for bot in alive:
+                if bot.relay is not None:
+                    bot.relay.cut_orphans()
                 used = usage.get(bot.pid, TreeUsage(0.0, 0.0, 0))
                 _note_processes(bot, used)
                 if not bot.busy and bot.idle_baseline is None:
                     bot.idle_baseline = used.cpu_seconds  # idle from here on
                 reason = self._over_limit(bot, used)
-                if reason is not None and bot.alive and not bot.faulted:
-                    bot.faulted = True
-                    self.core.player_gone(bot.token, reason, kind="limit")
-                    if not bot.busy:  # no match to fault: said with its last match's output
-                        bot.late.add(f"\n[arena] stopped: {reason}\n".encode(), 1 << 16)
-                        self._hand_over_late_output(bot)
+                if reason is not None and self._limit_fault(bot, reason):
                     await asyncio.to_thread(bot.kill)
+
+    def _limit_fault(self, bot: BotProcess, reason: str) -> bool:
+        """Fault a live bot over a limit (once); True when it is to be killed now."""
+        if not bot.alive or bot.faulted:
+            return False
+        bot.faulted = True
+        self.core.player_gone(bot.token, reason, kind="limit")
+        if not bot.busy:  # no match to fault: said with its last match's output
+            bot.late.add(f"\n[arena] stopped: {reason}\n".encode(), 1 << 16)
+            self._hand_over_late_output(bot)
+        return True
+
+    def _relay_over_limit(self, bot: BotProcess, reason: str) -> None:
+        """Its relay saw it go over a limit (too many connections, too many bytes): it is
+        faulted and stopped at once, not at the monitor's next look."""
+        if self._limit_fault(bot, reason):
+            task = asyncio.get_running_loop().create_task(asyncio.to_thread(bot.kill))
+            self._tasks.append(task)
 
     def _retire(self, bot: BotProcess) -> None:
         """Stop an idle process for good (in the background, so the match that replaces
@@ -673,6 +705,7 @@ class BotPool:
                 await asyncio.to_thread(self._note_trees, [bot])
             await asyncio.sleep(EXIT_POLL_SECONDS)
         await asyncio.to_thread(bot.kill)  # the leader may be gone, helpers not
+        self._close_relay(bot.relay)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(bot.process.wait(), STOP_GRACE_SECONDS)
         if bot.reader is not None:  # its last words, up to the end of the pipe
@@ -698,3 +731,5 @@ class BotPool:
         for task in [*self._tasks, *([self._monitor] if self._monitor else [])]:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._relays is not None:
+            self._relays.cleanup()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from arena.artifacts import Artifact, unpack
 from arena.bots import BotLaunchError, BotLimits, BotPool
-from arena.lifecycle import REFEREE_SOCKET, open_socket_to_bots, run_stoppable, tagged_temp_dir
+from arena.lifecycle import REFEREE_SOCKET, run_stoppable, tagged_temp_dir
 from arena.sandbox import Sandbox, SandboxError, resolve
 from arena.settings import DEFAULTS
 from arena.store import Entrant
@@ -106,14 +106,12 @@ async def check_bot(
     with tagged_temp_dir("arena-check", REFEREE_SOCKET) as tmp:
         address = f"unix:{tmp}/{REFEREE_SOCKET}"
         server = await start_server(core, [address], admin_token=secrets.token_urlsafe(24))
-        open_socket_to_bots(address)
         pool = BotPool(
             core,
             address,
             lambda name: str(secrets.randbits(63)),
             limits or BotLimits(),
             sandbox or Sandbox("none"),
-            visible=(tmp,),
             hidden=hidden,
         )
         try:

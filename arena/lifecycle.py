@@ -96,15 +96,6 @@ REFEREE_SOCKET = "referee.sock"  # the name of a bot-facing referee's socket in 
 UNIX_SOCKET_PATH_MAX = 107
 
 
-def open_socket_to_bots(address: str) -> None:
-    """Let sandboxed bots connect to a referee's unix socket (``unix:PATH``): connecting
-    needs write permission on the socket, and a root arena's bots have users of their own
-    (arena/bot_users.py). Its folder stays private to the arena's user (a bot is shown
-    that folder alone, read-only, and passes through it by its namespace's capability to
-    read what root may)."""
-    os.chmod(address.removeprefix("unix:"), 0o666)
-
-
 def tagged_temp_dir(kind: str, socket_name: str | None = None) -> tempfile.TemporaryDirectory[str]:
     """A private temporary directory named after this process, made after removing the
     ones of this ``kind`` that a dead arena left. With ``socket_name``, one where that

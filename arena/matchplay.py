@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from arena.bots import BotLaunchError, BotLimits, BotPool, LateOutput
-from arena.lifecycle import REFEREE_SOCKET, open_socket_to_bots, tagged_temp_dir
+from arena.lifecycle import REFEREE_SOCKET, tagged_temp_dir
 from arena.sandbox import Sandbox, resolve
 from arena.schedule import MatchPlan, bot_seed
 from arena.store import Entrant
@@ -130,7 +130,6 @@ class MatchHost:
             lambda name: bot_seed(secret, name),
             settings.limits,
             sandbox or resolve(settings.sandbox),
-            visible=(self._tmp.name,),
             hidden=settings.hidden,
             on_late_output=on_late_output,
         )
@@ -142,7 +141,6 @@ class MatchHost:
         self._server = await start_server(
             self.core, [self.address], admin_token=secrets.token_urlsafe(24), private_watch=True
         )
-        open_socket_to_bots(self.address)
 
     async def play(self, job: MatchJob, worker: str = "local") -> PlayedMatch:
         """Play one match; raises MatchNotPlayed when it cannot be played here."""

@@ -274,7 +274,6 @@ def bot_launch(sandbox: str, launches: int = 6) -> dict[str, float]:
     """Median seconds from launching a random bot process to its Hello reaching the
     referee, in ``sandbox`` (bwrap when it works under auto)."""
     from arena.bots import BotPool
-    from arena.lifecycle import open_socket_to_bots
     from arena.sandbox import resolve
     from arena.store import Entrant
     from referee.service import RefereeCore, start_server
@@ -287,11 +286,10 @@ def bot_launch(sandbox: str, launches: int = 6) -> dict[str, float]:
         tmp = tempfile.mkdtemp(prefix="bench-")
         address = f"unix:{tmp}/referee.sock"
         server = await start_server(core, [address])
-        open_socket_to_bots(address)
         times = []
         try:
             for _ in range(launches):
-                pool = BotPool(core, address, lambda name: "1", sandbox=box, visible=(tmp,))
+                pool = BotPool(core, address, lambda name: "1", sandbox=box)
                 started = time.monotonic()
                 process = await pool.acquire(bot)
                 await asyncio.wait_for(core.sessions[process.token].connected.wait(), 60)

@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 from arena.bots import BotPool, _to_the_end
-from arena.lifecycle import open_socket_to_bots
 from arena.sandbox import resolve
 from arena.store import Entrant
 from referee.service import RefereeCore, start_server
@@ -164,8 +163,7 @@ def test_a_bot_launch_cancelled_midway_leaves_nothing_and_close_returns() -> Non
         folder = tempfile.mkdtemp(prefix="cancel-")
         address = f"unix:{folder}/referee.sock"
         server = await start_server(core, [address])
-        open_socket_to_bots(address)
-        pool = BotPool(core, address, lambda name: "1", sandbox=resolve("bwrap"), visible=(folder,))
+        pool = BotPool(core, address, lambda name: "1", sandbox=resolve("bwrap"))
         try:
             launch = asyncio.ensure_future(pool.acquire(bot))
             await asyncio.sleep(after)

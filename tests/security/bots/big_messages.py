@@ -8,20 +8,22 @@ about ``MIB`` MiB of the arena's memory, while the bot itself holds one zeroed M
 ``SENT <MiB>`` on stderr and plays random legal moves while a thread holds the streams.
 
 ``python big_messages.py hold STREAMS MIB SECONDS``: as above, held for SECONDS.
-``python big_messages.py many CONNECTIONS MIB SECONDS``: opens CONNECTIONS connections with
-32 streams each (all the referee allows), each stream an unfinished message just under the
-transport's limit, and holds them for SECONDS (MIB is ignored).
-``python big_messages.py smuggle CONNECTIONS MIB SECONDS``: as ``many``, but each connection,
+``python big_messages.py many CONNECTIONS KIB SECONDS``: opens CONNECTIONS connections with
+32 streams each (all the referee allows), each stream an unfinished message of 127 KiB,
+just under the transport's limit, of which it sends KIB KiB (at most 120), and holds them
+for SECONDS.
+``python big_messages.py smuggle CONNECTIONS KIB SECONDS``: as ``many``, but each connection,
 once loaded, is sent over SCM_RIGHTS into a socket pair nobody reads and closed: in flight,
 it is in no process's descriptor table, and stays connected while the bot lives. It says
 ``HID <n>`` every ten, and takes 0.1 s a move, so that its matches last while it works.
-``python big_messages.py handoff CONNECTIONS MIB SECONDS``: as ``smuggle``, but each
-connection is made and loaded by a child process that puts it in flight and exits.
-``python big_messages.py complete STREAMS MIB SECONDS``: for SECONDS, finishes such
-messages over and over, on STREAMS streams at a time (each on a new connection): the
-transport read each one whole and handed it to Play, which parsed it before it looked at
-its size, all in the arena's process where every match's referee and clock run. It says
-``COMPLETED <n> of <MIB> MiB, <k> refused`` as it goes, and takes 0.1 s a move.
+``python big_messages.py handoff CONNECTIONS KIB SECONDS``: as ``smuggle``, but each
+connection is made and loaded by a child process that puts it in flight and exits, one
+every 0.05 s, and it takes 0.2 s a move.
+``python big_messages.py headers CONNECTIONS MIB SECONDS``: on CONNECTIONS connections at
+once, opens a stream with HEADERS that do not end and sends CONTINUATION frames for
+SECONDS or until MIB MiB are sent in all: legal HTTP/2 without end, which gRPC parses as
+it comes and never refuses. It says ``FLOODED <MiB>`` when it stops, and takes 0.1 s a
+move.
 """
 
 from __future__ import annotations
@@ -160,14 +162,15 @@ def send_big_messages() -> Http2:
 
 
 def loaded_connection() -> tuple[Http2, int]:
-    """A connection of 32 streams, each with 120 KiB of a 127 KiB message; bytes sent."""
+    """A connection of 32 streams, each with MIB (here: KiB, at most 120) KiB of a 127 KiB
+    message; bytes sent."""
     conn = Http2(os.environ["ARENA_TARGET"].removeprefix("unix:"))
     conn.pump(0.05)
     sent = 0
     for i in range(32):
         conn.open(1 + 2 * i)
         conn.send(1 + 2 * i, b"\x00" + struct.pack(">I", 127 << 10))
-        sent += conn.send(1 + 2 * i, bytes(120 << 10))
+        sent += conn.send(1 + 2 * i, bytes(min(MIB, 120) << 10))
     conn.pump(0)
     return conn, sent
 
@@ -206,6 +209,7 @@ def smuggle(by_children: bool) -> None:
                         put_in_flight(loaded_connection()[0], queues[-1][0])
                     os._exit(0)
                 os.waitpid(child, 0)
+                time.sleep(0.05)
             else:
                 conn, n = loaded_connection()
                 put_in_flight(conn, queues[-1][0])
@@ -235,31 +239,24 @@ def hold(conn: Http2) -> None:
     conn.sock.close()
 
 
-def complete_big_messages() -> None:
-    size, chunk, finished, refused = MIB << 20, bytes(1 << 20), 0, 0
-    until = time.monotonic() + HOLD
+def flood_headers() -> None:
+    """HEADERS without END_HEADERS, then CONTINUATION frames of 16 KiB (the largest frame
+    every peer must take), until SECONDS or MIB MiB have passed on each connection."""
+    block = header_block()
+    frames = frame(9, 0, 1, bytes(16 << 10)) * 64  # 1 MiB of CONTINUATION
+    conns: list[Http2] = []
+    sent = 0
     with contextlib.suppress(OSError, EOFError):
-        while time.monotonic() < until:
+        for _ in range(STREAMS):
             conn = Http2(os.environ["ARENA_TARGET"].removeprefix("unix:"))
-            conn.pump(0.2)
-            left = {}
-            for i in range(STREAMS):
-                conn.open(1 + 2 * i)
-                conn.send(1 + 2 * i, b"\x00" + struct.pack(">I", size))
-                left[1 + 2 * i] = size
-            while any(n and s not in conn.ended for s, n in left.items()):
-                moved = 0
-                for stream, n in left.items():
-                    if n and stream not in conn.ended:
-                        k = conn.send(stream, chunk[: min(n, len(chunk))])
-                        left[stream] -= k
-                        moved += k
-                conn.pump(0 if moved else 0.02)
-            finished += sum(n == 0 for n in left.values())
-            refused += sum(n > 0 for n in left.values())  # ended by the referee first
-            print(f"COMPLETED {finished} of {MIB} MiB, {refused} refused", file=sys.stderr)
-            conn.pump(0.2)
-            conn.sock.close()
+            conn.sock.sendall(frame(1, 0, 1, block))  # no END_HEADERS
+            conns.append(conn)
+        until = time.monotonic() + HOLD
+        while time.monotonic() < until and sent < MIB << 20:
+            for conn in conns:
+                conn.sock.sendall(frames)
+                sent += len(frames)
+    print(f"FLOODED {sent >> 20} MiB", file=sys.stderr, flush=True)
 
 
 started = False
@@ -276,9 +273,9 @@ def choose(observation: Any, legal: Sequence[str]) -> str:
         elif MODE in ("smuggle", "handoff"):
             threading.Thread(target=smuggle, args=(MODE == "handoff",), daemon=True).start()
         else:
-            threading.Thread(target=complete_big_messages, daemon=True).start()
-    if MODE in ("smuggle", "handoff", "complete"):
-        time.sleep(0.1)  # its matches last while the thread works
+            threading.Thread(target=flood_headers, daemon=True).start()
+    if MODE in ("smuggle", "handoff", "headers"):
+        time.sleep(0.2 if MODE == "handoff" else 0.1)  # its matches last while it works
     return random.choice(list(legal))
 
 
