@@ -160,16 +160,16 @@ def test_connections_whose_maker_exited_are_closed(tmp_path: Path) -> None:
     """Made by a child that puts it in flight and exits, a connection belongs to no live
     process to count it against: the arena closes it at its next look (every 0.25 s), so
     the referee's ends of such connections never pile up, and they stop counting against
-    the bot's 16 (it makes one every 0.05 s, about 5 between two looks)."""
+    the bot's 16 (it makes one every 0.1 s, about 3 between two looks)."""
     db = tmp_path / "arena.db"
     add_gin_bot(db, "handoff", "python", "big_messages.py", "handoff", "100", "0", "20")
     add_random(db)
     summary, _, files = watched_gin_tournament(db, "handoff,random", rounds=1)
     assert summary["played"] == 2
+    assert its_faults(db, "handoff") == [], "closed connections were counted against it"
     hidden = max((int(line.split()[1]) for line in said(db, "handoff", "HID")), default=0)
     assert hidden >= 40, f"the bot hid {hidden} connections, too few to tell"
     assert files < hidden, f"the arena held {files} files open while {hidden} were hidden"
-    assert its_faults(db, "handoff") == [], "closed connections were counted against it"
 
 
 def test_many_connections_of_unfinished_messages_are_a_limit_fault(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ it is in no process's descriptor table, and stays connected while the bot lives.
 ``HID <n>`` every ten, and takes 0.1 s a move, so that its matches last while it works.
 ``python big_messages.py handoff CONNECTIONS KIB SECONDS``: as ``smuggle``, but each
 connection is made and loaded by a child process that puts it in flight and exits, one
-every 0.05 s, and it takes 0.2 s a move.
+every 0.1 s.
 ``python big_messages.py headers CONNECTIONS MIB SECONDS``: on CONNECTIONS connections at
 once, opens a stream with HEADERS that do not end and sends CONTINUATION frames for
 SECONDS or until MIB MiB are sent in all: legal HTTP/2 without end, which gRPC parses as
@@ -209,7 +209,7 @@ def smuggle(by_children: bool) -> None:
                         put_in_flight(loaded_connection()[0], queues[-1][0])
                     os._exit(0)
                 os.waitpid(child, 0)
-                time.sleep(0.05)
+                time.sleep(0.1)
             else:
                 conn, n = loaded_connection()
                 put_in_flight(conn, queues[-1][0])
@@ -275,7 +275,7 @@ def choose(observation: Any, legal: Sequence[str]) -> str:
         else:
             threading.Thread(target=flood_headers, daemon=True).start()
     if MODE in ("smuggle", "handoff", "headers"):
-        time.sleep(0.2 if MODE == "handoff" else 0.1)  # its matches last while it works
+        time.sleep(0.1)  # its matches last while it works
     return random.choice(list(legal))
 
 
