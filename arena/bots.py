@@ -23,6 +23,7 @@ import os
 import shutil
 import signal
 import stat
+import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Coroutine, Iterable, Sequence
@@ -324,7 +325,7 @@ class BotPool:
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
     _stopping: list[asyncio.Task[None]] = field(default_factory=list)  # retired processes
     _monitor: asyncio.Task[None] | None = None
-    _relays: Any = None  # the bots' sockets' folders (a TemporaryDirectory), made at first
+    _relays: tempfile.TemporaryDirectory[str] | None = None  # the bots' sockets' folders
 
     def __post_init__(self) -> None:
         raise_open_files_limit()  # before any bot's pipes are made
@@ -614,9 +615,9 @@ class BotPool:
                 f"held {usage.open_files} open files and connections, over the "
                 f"{OPEN_FILES} a bot may hold in all its processes"
             )
+        # Its relay stops it at once; this is for one it stopped while being launched.
         if bot.relay is not None and bot.relay.over is not None:
-            return bot.relay.over  # the relay stops it at once; this is for a bot it
-            # stopped before the pool could be told (while it was being launched)
+            return bot.relay.over
         if usage.sockets > SOCKETS:
             return (
                 f"held {usage.sockets} sockets (connections), over the {SOCKETS} a bot may "

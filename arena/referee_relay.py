@@ -8,7 +8,8 @@ over SCM_RIGHTS into a queue nobody reads is in no process's table, yet stays co
 
 - at most ``max_connections`` connections at once: the one past them is closed at once,
   and the bot is over its limit;
-- what it sends comes out of a bucket of ``burst_bytes`` refilled at ``bytes_per_second``.
+- what it sends comes out of a bucket of ``burst_bytes`` refilled at ``bytes_per_second``,
+  and each connection it opens takes CONNECTION_BYTES from it.
   gRPC parses every byte that reaches it, in the arena's process, where every match's
   referee and clock run: a bot that sent HEADERS and then CONTINUATION frames without
   end (legal HTTP/2, no token needed) was parsed at 340 MB/s for 0.6 of a core, and no
@@ -34,10 +35,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-# A bot's moves and its gRPC library's own frames come to a few hundred bytes a move: a
-# random bot playing as fast as the referee answers sends well under 100 KB a second.
+# A bot's moves and its gRPC library's own frames come to about 60 bytes a move: a random
+# bot playing as fast as the referee answers sends about 28 KB a second.
 BURST_BYTES = 8 << 20
 BYTES_PER_SECOND = 1 << 20
+# What opening a connection takes from the budget: each costs the arena an accept, a
+# connection to the referee and gRPC's setting up of HTTP/2, whatever the bot sends on
+# it, so a bot that opened and closed connections without end stays under 16 at once.
+CONNECTION_BYTES = 64 << 10
 _PEERCRED = struct.Struct("3i")  # pid, uid, gid
 OverLimit = Callable[[str], None]
 
@@ -77,11 +82,13 @@ class BotRelay:
         max_connections: int,
         burst_bytes: int = BURST_BYTES,
         bytes_per_second: int = BYTES_PER_SECOND,
+        connection_bytes: int = CONNECTION_BYTES,
     ) -> None:
         self.socket_path = socket_path
         self.target_path = target_path
         self.max_connections = max_connections
         self.bucket = ByteBucket(burst_bytes, bytes_per_second)
+        self.connection_bytes = connection_bytes
         self.on_limit: OverLimit | None = None
         self.over: str | None = None
         self.sent_bytes = 0  # passed on to the referee
@@ -176,6 +183,15 @@ class BotRelay:
                 f"{self.max_connections} a bot may hold in all its processes"
             )
             return None
+        if not self.bucket.take(self.connection_bytes):
+            transport.abort()
+            burst, rate = self._budget_mib()
+            self._over_limit(
+                "opened connections to the referee faster than it may: each counts as "
+                f"{self.connection_bytes >> 10} KiB of the {burst:g} MiB a bot may send at "
+                f"once (refilled at {rate:g} MiB a second)"
+            )
+            return None
         link = _Link(self, transport, _peer_pid(transport))
         self._links.add(link)
         transport.pause_reading()  # until the referee's end is connected
@@ -199,12 +215,16 @@ class BotRelay:
         else:
             link.bot.resume_reading()
 
+    def _budget_mib(self) -> tuple[float, float]:
+        return self.bucket.burst / (1 << 20), self.bucket.rate / (1 << 20)
+
     def _pass_on(self, link: _Link, data: bytes) -> None:
         if not self.bucket.take(len(data)):
+            burst, rate = self._budget_mib()
             self._over_limit(
-                f"sent the referee more than {self.bucket.burst / (1 << 20):g} MiB faster "
-                f"than the {self.bucket.rate / (1 << 20):g} MiB a second a bot may send "
-                f"({(self.sent_bytes + len(data)) / (1 << 20):.1f} MiB in all)"
+                f"sent the referee more than {burst:g} MiB faster than the {rate:g} MiB a "
+                f"second a bot may send ({(self.sent_bytes + len(data)) / (1 << 20):.1f} "
+                "MiB in all)"
             )
             return
         self.sent_bytes += len(data)

@@ -128,7 +128,8 @@ def test_the_connection_past_the_limit_stops_the_bot_and_closes_them_all(tmp_pat
 def test_a_bot_past_its_byte_budget_is_stopped_and_no_more_is_passed_on(tmp_path: Path) -> None:
     async def test() -> None:
         echo = Echo()
-        async with relayed(tmp_path, echo, burst_bytes=100_000, bytes_per_second=10_000) as (
+        limits = {"burst_bytes": 100_000, "bytes_per_second": 10_000, "connection_bytes": 0}
+        async with relayed(tmp_path, echo, **limits) as (
             relay,
             told,
         ):
@@ -142,6 +143,32 @@ def test_a_bot_past_its_byte_budget_is_stopped_and_no_more_is_passed_on(tmp_path
                 "second a bot may send"
             ), told
             assert echo.received <= 100_000 and relay.sent_bytes == echo.received
+
+    run(test)
+
+
+def test_opening_connections_without_end_is_over_the_budget(tmp_path: Path) -> None:
+    """Each connection costs the arena an accept and a connection to the referee, whatever
+    is sent on it: one opened and closed over and over stays under the cap of connections
+    at once, and is stopped by the budget instead."""
+
+    async def test() -> None:
+        limits = {"burst_bytes": 10 << 10, "bytes_per_second": 1, "connection_bytes": 1024}
+        async with relayed(tmp_path, Echo(), **limits) as (relay, told):
+            for _ in range(9):  # the budget's worth: 9 x (1024 + 1) bytes of 10 KiB
+                reader, writer = await connect(relay)
+                writer.write(b"x")
+                assert await reader.readexactly(1) == b"x"
+                writer.close()
+            assert told == []
+            tenth, _ = await connect(relay)
+            assert await closed_by_relay(tenth)
+            await until(lambda: told != [])
+            assert told == [
+                "opened connections to the referee faster than it may: each counts as 1 KiB "
+                "of the 0.00976562 MiB a bot may send at once (refilled at 9.53674e-07 MiB a "
+                "second)"
+            ]
 
     run(test)
 
