@@ -28,6 +28,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 from arena import cgroups
@@ -176,6 +177,26 @@ class BotProcess:
             self.cgroup.kill()
 
 
+def socket_folders() -> list[str]:
+    """Every folder of sockets an arena on this machine keeps (its referee's, its bots'
+    relays', those of `arena bots check`): hidden from every bot, whatever its own folder
+    holds (a bot whose folder is /tmp would see them all, and other bots' relays)."""
+    bases = {tempfile.gettempdir(), "/tmp"}
+    return sorted(str(path) for base in bases for path in Path(base).glob("arena-*"))
+
+
+def descends_from(pid: int, ancestor: int) -> bool:
+    """Whether process ``pid`` is ``ancestor`` or descends from it (from /proc)."""
+    for _ in range(64):  # deeper than any bot's tree
+        if pid == ancestor:
+            return True
+        fields = _stat_fields(pid) if pid > 1 else None
+        if fields is None:
+            return False
+        pid = int(fields[1])
+    return False
+
+
 def _note_processes(bot: BotProcess, used: TreeUsage) -> None:
     """Add the processes a look at the bot's tree found to those it is known to have
     started (keeping the ones still alive), so each is killed with it."""
@@ -184,13 +205,19 @@ def _note_processes(bot: BotProcess, used: TreeUsage) -> None:
         bot.seen = kept | dict(used.processes)
 
 
-def _start_time(pid: int) -> int | None:
+def _stat_fields(pid: int) -> list[bytes] | None:
+    """The fields of /proc/PID/stat after the command's name (state first), or None."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             raw = f.read()
     except OSError:
         return None
-    return int(raw[raw.rindex(b")") + 2 :].split()[19])
+    return raw[raw.rindex(b")") + 2 :].split()
+
+
+def _start_time(pid: int) -> int | None:
+    fields = _stat_fields(pid)
+    return None if fields is None else int(fields[19])
 
 
 def _proc_table() -> dict[int, tuple[int, int, float, float, int, int]]:
@@ -200,12 +227,9 @@ def _proc_table() -> dict[int, tuple[int, int, float, float, int, int]]:
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                raw = f.read()
-        except OSError:
+        fields = _stat_fields(int(name))
+        if fields is None:
             continue  # gone meanwhile
-        fields = raw[raw.rindex(b")") + 2 :].split()
         cpu = sum(int(x) for x in fields[11:15]) / _CLOCK_TICKS  # utime stime cutime cstime
         table[int(name)] = (
             int(fields[1]),
@@ -477,7 +501,7 @@ class BotPool:
                 entrant.command,
                 cwd,
                 (os.path.dirname(relay.socket_path),),
-                self.hidden,
+                (*self.hidden, *socket_folders()),
                 scratch_mb=self.limits.memory_mb,
             ) as launch:
                 command = with_open_files_limit(launch.argv)
@@ -507,7 +531,10 @@ class BotPool:
             shown = " ".join(entrant.command)
             raise BotLaunchError(f"cannot start bot {entrant.name!r} ({shown}): {exc}") from exc
         bot = BotProcess(entrant, token, process, self.limits, group, relay)
-        relay.on_limit = functools.partial(self._relay_over_limit, bot)
+        relay.serve(
+            functools.partial(self._is_bots_process, bot),
+            functools.partial(self._relay_over_limit, bot),
+        )
         self.processes[entrant.name].append(bot)
         loop = asyncio.get_running_loop()
         # Read even when cancelled: close() waits for the reader to reach the end of the
@@ -668,6 +695,16 @@ class BotPool:
             bot.late.add(f"\n[arena] stopped: {reason}\n".encode(), 1 << 16)
             self._hand_over_late_output(bot)
         return True
+
+    @staticmethod
+    def _is_bots_process(bot: BotProcess, pid: int) -> bool:
+        """Whether ``pid`` is one of the bot's processes: in its cgroup, else descended
+        from it (under bwrap every process of the sandbox is)."""
+        if bot.cgroup is not None:
+            with contextlib.suppress(OSError):
+                return pid in bot.cgroup.pids()
+            return False
+        return descends_from(pid, bot.pid)
 
     def _relay_over_limit(self, bot: BotProcess, reason: str) -> None:
         """Its relay saw it go over a limit (too many connections, too many bytes): it is

@@ -11,9 +11,12 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
+from dataclasses import replace
 from pathlib import Path
 
-from arena.referee_relay import BotRelay, ByteBucket
+import pytest
+
+from arena.referee_relay import BotRelay, Bucket, Budget, FrameCounter
 
 
 class Echo:
@@ -38,19 +41,26 @@ class Echo:
         writer.close()
 
 
+# Counting bytes only: what the echo tests send is not HTTP/2.
+BYTES_ONLY = Budget(call_bytes=0, continuation_bytes=0, connection_bytes=0)
+
+
 @asynccontextmanager
 async def relayed(
-    tmp_path: Path, echo: Echo, **limits: int
+    tmp_path: Path,
+    echo: Echo,
+    budget: Budget = BYTES_ONLY,
+    max_connections: int = 16,
+    admits: Callable[[int], bool] = lambda pid: True,
 ) -> AsyncIterator[tuple[BotRelay, list[str]]]:
-    """A started relay (``max_connections`` 16 unless given) to a running ``echo``, and
-    the reasons it gave for stopping its bot."""
+    """A relay serving ``admits`` to a running ``echo``, and the reasons it gave for
+    stopping its bot."""
     target = str(tmp_path / "referee.sock")
     server = await asyncio.start_unix_server(echo.handle, target)
-    limits.setdefault("max_connections", 16)
-    relay = BotRelay(str(tmp_path / "bot.sock"), target, **limits)
+    relay = BotRelay(str(tmp_path / "bot.sock"), target, max_connections, budget)
     told: list[str] = []
-    relay.on_limit = told.append
     await relay.start()
+    relay.serve(admits, told.append)
     try:
         yield relay, told
     finally:
@@ -118,8 +128,8 @@ def test_the_connection_past_the_limit_stops_the_bot_and_closes_them_all(tmp_pat
             for reader, _ in held:
                 assert await closed_by_relay(reader)
             assert relay.connections == 0
-            late, _ = await connect(relay)  # once over, nothing more is taken
-            assert await closed_by_relay(late)
+            with pytest.raises(OSError):  # once over, its socket is gone: the kernel refuses
+                await connect(relay)
             assert len(told) == 1  # told once
 
     run(test)
@@ -128,21 +138,21 @@ def test_the_connection_past_the_limit_stops_the_bot_and_closes_them_all(tmp_pat
 def test_a_bot_past_its_byte_budget_is_stopped_and_no_more_is_passed_on(tmp_path: Path) -> None:
     async def test() -> None:
         echo = Echo()
-        limits = {"burst_bytes": 100_000, "bytes_per_second": 10_000, "connection_bytes": 0}
-        async with relayed(tmp_path, echo, **limits) as (
-            relay,
-            told,
-        ):
+        budget = replace(BYTES_ONLY, burst_bytes=100_000, bytes_per_second=10_000)
+        async with relayed(tmp_path, echo, budget) as (relay, told):
             reader, writer = await connect(relay)
             writer.write(bytes(60_000))
             await reader.readexactly(60_000)
             writer.write(bytes(60_000))  # 120,000 within a second: over
             assert await closed_by_relay(reader)
-            assert len(told) == 1 and told[0].startswith(
-                "sent the referee more than 0.0953674 MiB faster than the 0.00953674 MiB a "
-                "second a bot may send"
-            ), told
+            assert told == [
+                "sent the referee more than its budget allows (0.0953674 MiB at once, "
+                "refilled at 0.00953674 MiB a second; 0.1 MiB passed on, each call it opens "
+                "counting as 0 KiB)"
+            ], told
             assert echo.received <= 100_000 and relay.sent_bytes == echo.received
+            with pytest.raises(OSError):  # its socket is gone: the kernel refuses
+                await connect(relay)
 
     run(test)
 
@@ -153,8 +163,9 @@ def test_opening_connections_without_end_is_over_the_budget(tmp_path: Path) -> N
     at once, and is stopped by the budget instead."""
 
     async def test() -> None:
-        limits = {"burst_bytes": 10 << 10, "bytes_per_second": 1, "connection_bytes": 1024}
-        async with relayed(tmp_path, Echo(), **limits) as (relay, told):
+        budget = replace(BYTES_ONLY, burst_bytes=10 << 10, bytes_per_second=1)
+        budget = replace(budget, connection_bytes=1024)
+        async with relayed(tmp_path, Echo(), budget) as (relay, told):
             for _ in range(9):  # the budget's worth: 9 x (1024 + 1) bytes of 10 KiB
                 reader, writer = await connect(relay)
                 writer.write(b"x")
@@ -165,22 +176,112 @@ def test_opening_connections_without_end_is_over_the_budget(tmp_path: Path) -> N
             assert await closed_by_relay(tenth)
             await until(lambda: told != [])
             assert told == [
-                "opened connections to the referee faster than it may: each counts as 1 KiB "
-                "of the 0.00976562 MiB a bot may send at once (refilled at 9.53674e-07 MiB a "
-                "second)"
+                "opened connections to the referee faster than it may (each counts as 1 KiB "
+                "of its budget, 0.00976562 MiB at once, refilled at 9.53674e-07 MiB a second)"
             ]
 
     run(test)
 
 
 def test_the_budget_refills_at_its_rate() -> None:
-    bucket = ByteBucket(burst=1000, rate=100, stamp=0.0)
+    bucket = Bucket(burst=1000, rate=100, stamp=0.0)
     assert bucket.take(1000, now=0.0)
     assert not bucket.take(1, now=0.0)  # empty, and nothing taken
     assert bucket.take(500, now=5.0)  # 5 s at 100 a second
     assert not bucket.take(1, now=5.0)
     assert bucket.take(1000, now=100.0)  # never more than the burst
     assert not bucket.take(1, now=100.0)
+    assert bucket.wait(now=100.0) == pytest.approx(0.01)  # one unit at 100 a second
+
+
+def http2(*frames: tuple[int, bytes]) -> bytes:
+    """A client's preface and frames of (type, payload) on stream 1."""
+    out = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+    for kind, payload in frames:
+        out += len(payload).to_bytes(3, "big") + bytes([kind, 0]) + (1).to_bytes(4, "big")
+        out += payload
+    return out
+
+
+def test_frames_are_counted_however_their_bytes_are_split() -> None:
+    stream = http2((4, b""), (1, b"abc"), (9, bytes(300)), (0, b"data"), (9, b""), (1, b""))
+    for size in (1, 2, 7, 9, 10, 64, len(stream)):
+        counter = FrameCounter()
+        for at in range(0, len(stream), size):
+            counter.feed(stream[at : at + size])
+        assert (counter.headers, counter.continuations) == (2, 2), size
+
+
+def test_calls_and_continuation_frames_cost_more_than_their_bytes(tmp_path: Path) -> None:
+    """A call costs the referee's servicer far more than its bytes, and a CONTINUATION
+    frame is parsed without end: each counts as the budget says, with the connection."""
+
+    async def test() -> None:
+        budget = Budget(connection_bytes=1000, call_bytes=100_000, continuation_bytes=10_000)
+        async with relayed(tmp_path, Echo(), budget) as (relay, told):
+            reader, writer = await connect(relay)
+            stream = http2((1, b"abc"), (9, b"de"), (9, b""), (0, b"x"))
+            for at in range(0, len(stream), 5):  # in pieces, as a socket may deliver it
+                writer.write(stream[at : at + 5])
+                await writer.drain()
+                await asyncio.sleep(0.005)
+            await reader.readexactly(len(stream))
+            assert relay.charged_bytes == 1000 + len(stream) + 100_000 + 2 * 10_000
+            assert told == []
+
+    run(test)
+
+
+def test_connections_from_other_processes_are_refused_and_cost_the_bot_nothing(
+    tmp_path: Path,
+) -> None:
+    async def test() -> None:
+        async with relayed(tmp_path, Echo(), admits=lambda pid: False) as (relay, told):
+            reader, _ = await connect(relay)
+            assert await closed_by_relay(reader)
+            assert relay.charged_bytes == 0 and relay.connections == 0 and told == []
+
+    run(test)
+
+
+def test_connections_queued_faster_than_served_count_at_once(tmp_path: Path) -> None:
+    """Connected without waiting, four are queued before the relay serves any: the fourth
+    is over a cap of three however many it has served."""
+
+    async def test() -> None:
+        async with relayed(tmp_path, Echo(), max_connections=3) as (relay, told):
+            socks = []
+            for _ in range(4):  # the listening queue holds as many as the cap, and one
+                sock = socket.socket(socket.AF_UNIX)
+                sock.setblocking(False)
+                sock.connect(relay.socket_path)  # the kernel queues it: no turn of the loop
+                socks.append(sock)
+            await until(lambda: told != [])
+            assert told == [
+                "held 4 connections to the referee, over the 3 a bot may hold in all its processes"
+            ]
+            for sock in socks:
+                sock.close()
+
+    run(test)
+
+
+def test_reads_are_paced_and_lose_nothing(tmp_path: Path) -> None:
+    """A bot writing a byte at a time cost the arena a wake-up per byte: past the pace,
+    the relay waits before reading again, and what came meanwhile comes in one read."""
+
+    async def test() -> None:
+        budget = replace(BYTES_ONLY, read_burst=2, reads_per_second=5)
+        async with relayed(tmp_path, Echo(), budget) as (relay, told):
+            reader, writer = await connect(relay)
+            for k in range(20):
+                writer.write(bytes([k]))
+                await writer.drain()
+                await asyncio.sleep(0.01)
+            assert await reader.readexactly(20) == bytes(range(20))
+            assert relay.paced_reads >= 1 and told == []
+
+    run(test)
 
 
 def test_a_connection_whose_maker_exited_is_cut(tmp_path: Path) -> None:

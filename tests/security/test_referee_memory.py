@@ -7,9 +7,9 @@ message of 100 MiB. gRPC's transport used to read a message whole, up to its lim
 held about 880 MB of the arena while the bot, limited to 200 MB, held 1 MiB, and
 finishing them over and over stalled every table's clock. The limit is 128 KiB now: such
 a message is refused from its length prefix. And a bot reaches the referee only through
-its own relay in the arena (arena/referee_relay.py), which counts its connections and the
-bytes it sends: past 16 connections, or past 8 MiB sent faster than 1 MiB a second, it is
-stopped with a limit fault.
+its own relay in the arena (arena/referee_relay.py), which counts its connections and
+what it sends: past 16 connections, or past its budget (bytes, calls and CONTINUATION
+frames), it is stopped with a limit fault.
 """
 
 from __future__ import annotations
@@ -20,15 +20,16 @@ import json
 import os
 import secrets
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from arena.bots import SOCKETS, BotLimits
 from arena.matchplay import HostSettings, MatchHost, MatchJob, PlayedMatch
-from arena.referee_relay import BURST_BYTES
 from arena.schedule import MatchPlan
 from arena.store import Entrant
 from referee.matchspec import MatchConfig
+from referee.replay import parse_replay
 from tests.conftest import dies_with_tests
 from tests.security.conftest import (
     BOTS,
@@ -121,7 +122,7 @@ def its_faults(db: Path, entrant: str) -> list[tuple[bool, str, str]]:
 # Counted by its relay as they open or, first when they open faster than the relay takes
 # them, in the bot's descriptor tables.
 OVER_SOCKETS = f"over the {SOCKETS} a bot may hold in all its processes"
-BYTES_FAULT = f"sent the referee more than {BURST_BYTES >> 20} MiB faster than"
+BYTES_FAULT = "sent the referee more than its budget allows"
 
 
 def test_unfinished_big_messages_do_not_hold_the_arenas_memory(tmp_path: Path) -> None:
@@ -235,3 +236,59 @@ def test_endless_headers_are_stopped_and_do_not_stall_a_table_beside(tmp_path: P
 
 def _entrant(name: str, command: tuple[str, ...], folder: Path = ROOT) -> Entrant:
     return Entrant(name, ("*",), command, str(folder), "2026-01-01T00:00:00+00:00")
+
+
+SOCKET_PROBE = """
+import json, os, random, socket, sys
+own = os.environ["ARENA_TARGET"].removeprefix("unix:")
+seen, reached = [], []
+for base in {sys.argv[1], "/tmp"}:  # the arena's temporary folder, and /tmp
+    arenas = [os.path.join(base, n) for n in os.listdir(base) if n.startswith("arena-")]
+    for folder, _, names in (found for arena in arenas for found in os.walk(arena)):
+        for name in names:
+            path = os.path.join(folder, name)
+            if name.endswith(".sock") and path != own:
+                seen.append(path)
+                try:
+                    socket.socket(socket.AF_UNIX).connect(path)
+                    reached.append(path)
+                except OSError:
+                    pass
+print("SOCKETS " + json.dumps({"seen": seen, "reached": reached}), file=sys.stderr, flush=True)
+from referee.client import run_bot
+run_bot(lambda observation, legal: random.choice(list(legal)), name="prober")
+"""
+
+
+def test_a_bot_whose_folder_holds_the_arenas_sockets_sees_none_but_its_own() -> None:
+    """A bot registered in the temporary folder (``bots add`` run in /tmp) is shown that
+    folder, where the arena keeps its referee's socket and every bot's relay: a red-team
+    bot there connected to its opponents' relays and spent their budgets, so that they
+    were stopped and it won. Every folder of sockets an arena keeps is hidden from every
+    bot; its own relay's folder is shown again inside."""
+    temporary = tempfile.gettempdir()
+    prober = _entrant("prober", ("python", "-c", SOCKET_PROBE, temporary), Path(temporary))
+    random_bot = _entrant("random", ("python", "-m", "sample_bots.random_bot"))
+
+    async def play() -> PlayedMatch:
+        host = MatchHost(HostSettings(secrets.token_bytes(32), BotLimits(), "auto"))
+        await host.start()
+        try:
+            plan = MatchPlan(0, 1, 0, 5, ("prober", "random"))
+            config = MatchConfig()
+            job = MatchJob(
+                1, plan, "gin_rummy", {"max_hands": 1}, 2, config, (prober, random_bot), 5
+            )
+            return await host.play(job)
+        finally:
+            await host.close()
+
+    played = asyncio.run(play())
+    assert played.result.faults == (), played.result.faults  # it played through its own
+    line = next(
+        line
+        for line in stderr_of(parse_replay(played.result.replay), 0).splitlines()
+        if line.startswith("SOCKETS")
+    )
+    found = json.loads(line.removeprefix("SOCKETS "))
+    assert found == {"seen": [], "reached": []}, found

@@ -11,7 +11,7 @@ about ``MIB`` MiB of the arena's memory, while the bot itself holds one zeroed M
 ``python big_messages.py many CONNECTIONS KIB SECONDS``: opens CONNECTIONS connections with
 32 streams each (all the referee allows), each stream an unfinished message of 127 KiB,
 just under the transport's limit, of which it sends KIB KiB (at most 120), and holds them
-for SECONDS.
+for SECONDS. With KIB 0, it opens no stream: the connections alone.
 ``python big_messages.py smuggle CONNECTIONS KIB SECONDS``: as ``many``, but each connection,
 once loaded, is sent over SCM_RIGHTS into a socket pair nobody reads and closed: in flight,
 it is in no process's descriptor table, and stays connected while the bot lives. It says
@@ -167,7 +167,7 @@ def loaded_connection() -> tuple[Http2, int]:
     conn = Http2(os.environ["ARENA_TARGET"].removeprefix("unix:"))
     conn.pump(0.05)
     sent = 0
-    for i in range(32):
+    for i in range(32 if MIB else 0):
         conn.open(1 + 2 * i)
         conn.send(1 + 2 * i, b"\x00" + struct.pack(">I", 127 << 10))
         sent += conn.send(1 + 2 * i, bytes(min(MIB, 120) << 10))
