@@ -28,7 +28,6 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TypeVar
 
 from arena import cgroups
@@ -177,12 +176,14 @@ class BotProcess:
             self.cgroup.kill()
 
 
-def socket_folders() -> list[str]:
-    """Every folder of sockets an arena on this machine keeps (its referee's, its bots'
-    relays', those of `arena bots check`): hidden from every bot, whatever its own folder
-    holds (a bot whose folder is /tmp would see them all, and other bots' relays)."""
-    bases = {tempfile.gettempdir(), "/tmp"}
-    return sorted(str(path) for base in bases for path in Path(base).glob("arena-*"))
+def holds_arena_sockets(folder: str) -> str | None:
+    """The temporary folder that ``folder`` is or holds, where every arena on this machine
+    keeps its sockets (its referee's, its bots' relays': arena/lifecycle.py), or None."""
+    real = os.path.realpath(folder).rstrip("/") + "/"
+    for temporary in sorted({os.path.realpath(tempfile.gettempdir()), "/tmp"}):
+        if (temporary.rstrip("/") + "/").startswith(real):
+            return temporary
+    return None
 
 
 def descends_from(pid: int, ancestor: int) -> bool:
@@ -486,6 +487,16 @@ class BotPool:
                 f"cannot start bot {entrant.name!r} ({shown}): no program {program!r}"
                 + ("" if "/" in program else f" on its PATH ({env['PATH']})")
             )
+        held = holds_arena_sockets(cwd) if self.sandbox.mode == "bwrap" else None
+        if held is not None:
+            # The sandbox shows a bot its whole folder: it would see other bots' relays,
+            # and arenas started later, whatever was hidden when it started.
+            self.core.retire_player(token)
+            raise BotLaunchError(
+                f"cannot start bot {entrant.name!r}: its folder {cwd} holds {held}, where "
+                "every arena on this machine keeps its sockets; move the bot to a folder "
+                "of its own"
+            )
         if self.sandbox.bots_own_users and not os.stat(found).st_mode & stat.S_IXOTH:
             self.core.retire_player(token)
             raise BotLaunchError(
@@ -501,7 +512,7 @@ class BotPool:
                 entrant.command,
                 cwd,
                 (os.path.dirname(relay.socket_path),),
-                (*self.hidden, *socket_folders()),
+                self.hidden,
                 scratch_mb=self.limits.memory_mb,
             ) as launch:
                 command = with_open_files_limit(launch.argv)

@@ -19,9 +19,12 @@ over SCM_RIGHTS into a queue nobody reads is in no process's table, yet stays co
   HEADERS frame) and each CONTINUATION frame counts as many bytes. A bot that empties
   the budget is over its limit: nothing more it sends is passed on, its connections
   are closed and its socket stops listening, so the kernel refuses what it tries next;
-- reads are paced: past ``Budget.reads_per_second`` the relay waits before reading a
-  bot's connection again (what it sent meanwhile waits in the kernel and comes in one
-  read). A bot writing a byte at a time otherwise cost the arena a wake-up per byte;
+- reads are paced, over all of a bot's connections together: past
+  ``Budget.reads_per_second`` the relay stops reading them until READS_PER_RESUME reads
+  are allowed again (what the bot sent meanwhile waits in the kernel and comes in one
+  read). A bot writing a few bytes at a time on 15 connections otherwise cost the arena
+  a wake-up per write, a core at 20,000 writes a second, within any byte budget; paced,
+  it costs what the fastest honest bot does;
 - a connection whose maker has exited is closed (``cut_orphans``): otherwise a bot could
   make connections in children that hand them on and exit, and hold them as no live
   process's.
@@ -49,6 +52,7 @@ _PREFACE_BYTES = 24  # "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", before the client's f
 _FRAME_HEADER_BYTES = 9
 _HEADERS, _CONTINUATION = 0x1, 0x9
 ACCEPTS_PER_WAKE = 4  # connections taken from the listening socket per turn of the loop
+READS_PER_RESUME = 50  # a paced bot's connections are read again once this many may be
 OverLimit = Callable[[str], None]
 Admits = Callable[[int], bool]
 
@@ -69,8 +73,10 @@ class Budget:
     connection_bytes: int = 16 << 10
     call_bytes: int = 16 << 10
     continuation_bytes: int = 64 << 10
-    reads_per_second: int = 2000
-    read_burst: int = 500
+    # Reads, over all of a bot's connections: an honest bot needs about one a decision,
+    # and the referee answers one seat at most about 1,000 times a second.
+    reads_per_second: int = 1000
+    read_burst: int = 250
 
     def describe(self) -> str:
         burst, rate = self.burst_bytes / (1 << 20), self.bytes_per_second / (1 << 20)
@@ -97,10 +103,10 @@ class Bucket:
         self.level -= size
         return True
 
-    def wait(self, now: float | None = None) -> float:
-        """Seconds until one unit is there (0: now)."""
+    def wait(self, units: float = 1, now: float | None = None) -> float:
+        """Seconds until ``units`` are there (0: now)."""
         self._refill(time.monotonic() if now is None else now)
-        return max(0.0, (1 - self.level) / self.rate)
+        return max(0.0, (min(units, self.burst) - self.level) / self.rate)
 
     def _refill(self, now: float) -> None:
         self.level = min(self.burst, self.level + (now - self.stamp) * self.rate)
@@ -162,6 +168,7 @@ class BotRelay:
         self.charged_bytes = 0  # taken from the budget
         self.paced_reads = 0  # reads after which the relay waited to read again
         self._links: set[_Link] = set()
+        self._paced = False  # its connections wait for the pace of reads
         self._pending = 0  # accepted, not yet served
         self._listener: socket.socket | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -281,6 +288,8 @@ class BotRelay:
             link.close(abort=True)
             return
         self._links.add(link)
+        if self._paced:
+            link.pause("pace")
         try:
             referee, _ = await loop.create_unix_connection(
                 lambda: _RefereeSide(link), self.target_path
@@ -328,9 +337,21 @@ class BotRelay:
         self.sent_bytes += len(data)
         if link.referee is not None:
             link.referee.write(data)
-        if not self.reads.take(1):  # read again once the pace allows
+        if not self.reads.take(1) and not self._paced:
             self.paced_reads += 1
-            link.hold(self.reads.wait())
+            self._pace(self.reads.wait(READS_PER_RESUME))
+
+    def _pace(self, seconds: float) -> None:
+        """Read none of the bot's connections for ``seconds``."""
+        self._paced = True
+        for link in self._links:
+            link.pause("pace")
+        asyncio.get_running_loop().call_later(seconds, self._unpace)
+
+    def _unpace(self) -> None:
+        self._paced = False
+        for link in list(self._links):
+            link.resume("pace")
 
 
 @dataclass(eq=False)
@@ -356,11 +377,6 @@ class _Link:
         self.holds.discard(why)
         if not self.closed and not self.holds:
             self.bot.resume_reading()
-
-    def hold(self, seconds: float) -> None:
-        if "pace" not in self.holds:
-            self.pause("pace")
-            asyncio.get_running_loop().call_later(seconds, self.resume, "pace")
 
     def close(self, abort: bool = False) -> None:
         """Close both ends: at once with ``abort``, else after what is buffered."""

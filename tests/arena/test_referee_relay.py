@@ -267,18 +267,22 @@ def test_connections_queued_faster_than_served_count_at_once(tmp_path: Path) -> 
 
 
 def test_reads_are_paced_and_lose_nothing(tmp_path: Path) -> None:
-    """A bot writing a byte at a time cost the arena a wake-up per byte: past the pace,
-    the relay waits before reading again, and what came meanwhile comes in one read."""
+    """A bot writing a byte at a time, spread over its connections, cost the arena a
+    wake-up per write: past the pace, the relay reads none of its connections for a
+    while, and what came meanwhile comes in one read."""
 
     async def test() -> None:
         budget = replace(BYTES_ONLY, read_burst=2, reads_per_second=5)
         async with relayed(tmp_path, Echo(), budget) as (relay, told):
-            reader, writer = await connect(relay)
-            for k in range(20):
+            pairs = [await connect(relay) for _ in range(3)]
+            await until(lambda: relay.connections == 3)
+            for k in range(30):
+                writer = pairs[k % 3][1]
                 writer.write(bytes([k]))
                 await writer.drain()
                 await asyncio.sleep(0.01)
-            assert await reader.readexactly(20) == bytes(range(20))
+            for k, (reader, _) in enumerate(pairs):
+                assert await reader.readexactly(10) == bytes(range(k, 30, 3))
             assert relay.paced_reads >= 1 and told == []
 
     run(test)

@@ -24,8 +24,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from arena.bots import SOCKETS, BotLimits
-from arena.matchplay import HostSettings, MatchHost, MatchJob, PlayedMatch
+from arena.matchplay import HostSettings, MatchHost, MatchJob, MatchNotPlayed, PlayedMatch
 from arena.schedule import MatchPlan
 from arena.store import Entrant
 from referee.matchspec import MatchConfig
@@ -260,30 +262,32 @@ run_bot(lambda observation, legal: random.choice(list(legal)), name="prober")
 """
 
 
-def test_a_bot_whose_folder_holds_the_arenas_sockets_sees_none_but_its_own() -> None:
-    """A bot registered in the temporary folder (``bots add`` run in /tmp) is shown that
-    folder, where the arena keeps its referee's socket and every bot's relay: a red-team
-    bot there connected to its opponents' relays and spent their budgets, so that they
-    were stopped and it won. Every folder of sockets an arena keeps is hidden from every
-    bot; its own relay's folder is shown again inside."""
+def test_a_bot_sees_no_arenas_sockets_but_its_own_and_one_whose_folder_holds_them_is_refused(
+    tmp_path: Path,
+) -> None:
+    """A bot registered in the temporary folder (``bots add`` run in /tmp) was shown that
+    folder, where every arena keeps its referee's socket and every bot's relay: a
+    red-team bot there connected to its opponents' relays and spent their budgets, so
+    that they were stopped and it won; and an arena started later is exposed whatever was
+    hidden from the bot when it started. Such a bot is refused, saying why; a bot in a
+    folder of its own (here one inside the temporary folder) sees no arena's socket but
+    its own relay's, with another bot's relay and the referee's socket there."""
     temporary = tempfile.gettempdir()
-    prober = _entrant("prober", ("python", "-c", SOCKET_PROBE, temporary), Path(temporary))
+    command = ("python", "-c", SOCKET_PROBE, temporary)
     random_bot = _entrant("random", ("python", "-m", "sample_bots.random_bot"))
 
-    async def play() -> PlayedMatch:
+    async def play(prober: Entrant) -> PlayedMatch:
         host = MatchHost(HostSettings(secrets.token_bytes(32), BotLimits(), "auto"))
         await host.start()
         try:
             plan = MatchPlan(0, 1, 0, 5, ("prober", "random"))
-            config = MatchConfig()
-            job = MatchJob(
-                1, plan, "gin_rummy", {"max_hands": 1}, 2, config, (prober, random_bot), 5
-            )
+            entrants = (prober, random_bot)
+            job = MatchJob(1, plan, "gin_rummy", {"max_hands": 1}, 2, MatchConfig(), entrants, 5)
             return await host.play(job)
         finally:
             await host.close()
 
-    played = asyncio.run(play())
+    played = asyncio.run(play(_entrant("prober", command, tmp_path)))
     assert played.result.faults == (), played.result.faults  # it played through its own
     line = next(
         line
@@ -292,3 +296,8 @@ def test_a_bot_whose_folder_holds_the_arenas_sockets_sees_none_but_its_own() -> 
     )
     found = json.loads(line.removeprefix("SOCKETS "))
     assert found == {"seen": [], "reached": []}, found
+
+    with pytest.raises(MatchNotPlayed) as refused:
+        asyncio.run(play(_entrant("prober", command, Path(temporary))))
+    assert f"its folder {temporary} holds" in str(refused.value)
+    assert "move the bot to a folder of its own" in str(refused.value)
