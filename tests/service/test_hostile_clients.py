@@ -118,18 +118,28 @@ def test_a_message_over_the_size_cap_is_a_malformed_fault(tmp_path: Path, size: 
     assert result.forfeited == (0,)
 
 
-@pytest.mark.parametrize("size", [10_000_000, 100_000_000])
-def test_a_message_over_the_transport_limit_costs_only_its_own_stream(
-    tmp_path: Path, size: int
-) -> None:
+def test_a_message_over_the_transport_limit_costs_only_its_own_stream(tmp_path: Path) -> None:
     # gRPC refuses it from its length prefix (RESOURCE_EXHAUSTED) without reading it, and
     # ends the call: the SDK reconnects, gets its Turn again and plays on, its clock having
     # run meanwhile. The referee never holds the message (at 128 MiB it read 100 MB whole).
     config = MatchConfig(move_seconds=60.0)
     result = asyncio.run(
-        play_match(tmp_path, [misbehaving("oversize", 2, str(size)), RANDOM_BOT], config)
+        play_match(tmp_path, [misbehaving("oversize", 2, "1000000"), RANDOM_BOT], config)
     )
     assert result.reason == "finished" and result.faults == ()
+
+
+@pytest.mark.parametrize("size", [10_000_000, 100_000_000])
+def test_a_message_over_the_budget_stops_its_sender_only(tmp_path: Path, size: int) -> None:
+    """Sent through the bot's relay, a message over its budget (2 MiB at once) never
+    reaches the referee: the sender is stopped with a limit fault."""
+    config = MatchConfig(move_seconds=60.0)
+    result = asyncio.run(
+        play_match(tmp_path, [misbehaving("oversize", 2, str(size)), RANDOM_BOT], config)
+    )
+    assert [(f.seat, f.kind) for f in result.faults] == [(0, "limit")], result.faults
+    assert "sent the referee more than its budget allows" in result.faults[0].reason
+    assert result.forfeited == (0,)
 
 
 def test_a_token_that_is_not_ascii_is_unauthenticated(tmp_path: Path) -> None:
