@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -153,8 +154,14 @@ def survivors(marker: str) -> list[int]:
     return found
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_tournament(db: Path, sandbox: str, env: dict[str, str]) -> subprocess.Popen[str]:
-    """Two rounds of bots "linger" and "random" in the background, one match at a time."""
+    """Two rounds of bots "linger" and "random" in the background, one match at a time.
+    SIGINT as a terminal gives it: a shell's background job (as the test run may be)
+    ignores SIGINT, and its children inherit that."""
     return subprocess.Popen(
         [
             *dies_with_tests(),
@@ -167,6 +174,7 @@ def start_tournament(db: Path, sandbox: str, env: dict[str, str]) -> subprocess.
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_default_sigint,
     )
 
 
