@@ -653,9 +653,6 @@ class BotPool:
                 f"held {usage.open_files} open files and connections, over the "
                 f"{OPEN_FILES} a bot may hold in all its processes"
             )
-        # Its relay stops it at once; this is for one it stopped while being launched.
-        if bot.relay is not None and bot.relay.over is not None:
-            return bot.relay.over
         if usage.sockets > SOCKETS:
             return (
                 f"held {usage.sockets} sockets (connections), over the {SOCKETS} a bot may "
