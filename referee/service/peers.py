@@ -11,6 +11,9 @@ from urllib.parse import unquote
 # more), so one client can take as many of its addresses as it likes, and a cap per
 # address would be no cap at all.
 IPV6_NETWORK_BITS = 64
+# The client each connection a front door (front_door.py) relays counts as, by the name
+# its end is bound to, as gRPC gives the peer ("unix:FOLDER/c17" -> "ipv4:10.0.0.5").
+FORWARDED: dict[str, str] = {}
 
 
 def client_group(host: str) -> str:
@@ -49,7 +52,11 @@ def host_and_port(host: str, port: int) -> str:
 def peer_address(peer: str) -> str:
     """The client a gRPC peer counts as (``client_group`` of its address, port dropped:
     "ipv4:10.0.0.5:41234" -> "ipv4:10.0.0.5", "ipv6:%5B2001:db8::7%5D:41234" ->
-    "ipv6:2001:db8::/64"); every Unix-socket client is "unix"."""
+    "ipv6:2001:db8::/64"); a connection a front door relays counts as its client's
+    address; every other Unix-socket client is "unix"."""
+    forwarded = FORWARDED.get(peer)
+    if forwarded is not None:
+        return forwarded
     kind, _, rest = peer.partition(":")
     if kind in ("ipv4", "ipv6"):
         return client_group(unquote(rest).rsplit(":", 1)[0])

@@ -5,8 +5,10 @@ and server reflection (so grpcurl and other tools can list and call the service)
 from __future__ import annotations
 
 import contextlib
+import os
 import resource
-import socket
+import shutil
+import tempfile
 import weakref
 from collections.abc import Callable, Sequence
 
@@ -16,6 +18,7 @@ from grpc_reflection.v1alpha import reflection
 
 from referee.service.core import RefereeCore
 from referee.service.errors import RefereeError
+from referee.service.front_door import FrontDoor
 from referee.service.open_calls import OpenCallsPerPeer
 from referee.service.servicer import SERVICE_NAME, RefereeServicer, handlers
 from referee.service.sessions import MAX_RECEIVE_BYTES
@@ -67,8 +70,9 @@ async def start_server(
     ``services`` register further services (the arena's) before it starts; the
     transport reads messages of up to MAX_RECEIVE_BYTES, over Play's own limit so that
     Play can refuse an oversized message as `malformed` itself. With
-    ``private_watch`` the Watch RPC needs the admin token like the admin RPCs.
-    RefereeError (one line) when an address cannot be listened on."""
+    ``private_watch`` the Watch RPC needs the admin token like the admin RPCs. TCP
+    clients reach gRPC through a ``FrontDoor`` (front_door.py), which counts what each
+    client address costs. RefereeError (one line) when an address cannot be listened on."""
     raise_open_files_limit()
     server = grpc.aio.server(
         interceptors=[OpenCallsPerPeer()],
@@ -88,23 +92,39 @@ async def start_server(
     health_pb2_grpc.add_HealthServicer_to_server(checks, server)
     reflection.enable_server_reflection(SERVICES, server, pool=pb.DESCRIPTOR.pool)
     bound = []
-    for address in addresses:
-        _check_free(address)
-        try:
-            port = server.add_insecure_port(address)
-        except RuntimeError:  # grpc raises this when the address is taken or invalid
-            port = 0
-        if port == 0:
-            raise RefereeError(f"cannot listen on {address} (in use, or not a valid address)")
-        bound.append(address if address.startswith("unix:") else _with_port(address, port))
+    door: FrontDoor | None = None
+    try:
+        for address in addresses:
+            if address.startswith("unix:"):
+                _listen(server, address)
+                bound.append(address)
+                continue
+            if door is None:  # TCP clients come through it (front_door.py)
+                inner_dir = tempfile.mkdtemp(prefix="referee-")
+                inner = os.path.join(inner_dir, "grpc.sock")
+                _listen(server, f"unix:{inner}")
+                door = FrontDoor(inner, inner_dir, connection_cap() // 3)
+            bound.append(door.bind(address))
+    except BaseException:
+        if door is not None:
+            door.close()
+            shutil.rmtree(door.inner_dir, ignore_errors=True)
+        raise
     await server.start()
+    if door is not None:
+        door.start()
     for service in ("", SERVICE_NAME):  # "": the server as a whole
         await checks.set(service, health_pb2.HealthCheckResponse.SERVING)
     stop = server.stop
 
     async def stop_serving(grace: float | None = None) -> None:
         await checks.enter_graceful_shutdown()  # health checks see NOT_SERVING first
+        if door is not None:
+            door.stop_accepting()
         await stop(grace)
+        if door is not None:
+            door.close()
+            shutil.rmtree(door.inner_dir, ignore_errors=True)
 
     server.stop = stop_serving  # type: ignore[method-assign]
     _BOUND[server] = bound
@@ -121,23 +141,10 @@ def bound_addresses(server: grpc.aio.Server) -> list[str]:
     return _BOUND[server]
 
 
-def _check_free(address: str) -> None:
-    """Refuse a busy TCP port in one line of our own (grpc would log its own error)."""
-    host, _, port = address.rpartition(":")
-    if address.startswith("unix:") or not port.isdigit() or int(port) == 0:
-        return
+def _listen(server: grpc.aio.Server, address: str) -> None:
     try:
-        infos = socket.getaddrinfo(host.strip("[]"), int(port), type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError) as exc:
-        raise RefereeError(f"cannot listen on {address}: {exc}") from exc
-    family, kind, proto, _, sockaddr = infos[0]
-    with socket.socket(family, kind, proto) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as grpc binds
-        try:
-            probe.bind(sockaddr)
-        except OSError as exc:
-            raise RefereeError(f"cannot listen on {address}: {exc.strerror}") from exc
-
-
-def _with_port(address: str, port: int) -> str:
-    return f"{address.rsplit(':', 1)[0]}:{port}"
+        port = server.add_insecure_port(address)
+    except RuntimeError:  # grpc raises this when the address is taken or invalid
+        port = 0
+    if port == 0:
+        raise RefereeError(f"cannot listen on {address} (in use, or not a valid address)")

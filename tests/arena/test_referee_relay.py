@@ -1,5 +1,6 @@
-"""A bot's relay to the referee (arena/referee_relay.py), against a plain echo server on a
-real Unix socket: what it passes on, and where it stops a bot."""
+"""A bot's relay to the referee (arena/referee_relay.py, counting in
+referee/service/relay.py), against a plain echo server on a real Unix socket: what it
+passes on, and where it stops a bot."""
 
 from __future__ import annotations
 
@@ -9,37 +10,16 @@ import os
 import socket
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager, suppress
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from arena.referee_relay import BotRelay, Bucket, Budget, FrameCounter
-
-
-class Echo:
-    """A Unix socket server that sends back what it reads, counting it; with ``flood``,
-    one that sends that many bytes to each connection and reads nothing."""
-
-    def __init__(self, flood: int = 0) -> None:
-        self.received = 0
-        self.flood = flood
-
-    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if self.flood:
-            writer.write(bytes(self.flood))
-        try:
-            while data := await reader.read(1 << 16):
-                self.received += len(data)
-                if not self.flood:
-                    writer.write(data)
-                    await writer.drain()
-        except ConnectionError:
-            pass
-        writer.close()
-
+from arena.referee_relay import BotRelay
+from referee.service.relay import Bucket, Budget, FrameCounter
+from tests.relaying import Echo, closed_by_relay, run, until
 
 # Counting bytes only: what the echo tests send is not HTTP/2.
 BYTES_ONLY = Budget(call_bytes=0, continuation_bytes=0, connection_bytes=0)
@@ -70,30 +50,6 @@ async def relayed(
 
 async def connect(relay: BotRelay) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     return await asyncio.open_unix_connection(relay.socket_path)
-
-
-async def until(condition: Callable[[], bool], seconds: float = 5.0) -> None:
-    async def poll() -> None:
-        while not condition():
-            await asyncio.sleep(0.01)
-
-    await asyncio.wait_for(poll(), seconds)
-
-
-async def closed_by_relay(reader: asyncio.StreamReader) -> bool:
-    """Whether the connection ends (EOF or reset) within a few seconds, reading on."""
-
-    async def drain() -> None:
-        while await reader.read(1 << 16):
-            pass
-
-    with suppress(ConnectionError):
-        await asyncio.wait_for(drain(), 5)
-    return True
-
-
-def run(test: Callable[[], Awaitable[None]]) -> None:
-    asyncio.run(asyncio.wait_for(test(), 60))
 
 
 def test_bytes_pass_both_ways_and_are_counted(tmp_path: Path) -> None:
@@ -336,8 +292,8 @@ def test_what_a_bot_does_not_read_is_not_held_by_the_relay(tmp_path: Path) -> No
         async with relayed(tmp_path, echo) as (relay, told):
             _, writer = await connect(relay)
             await asyncio.sleep(1.0)
-            (link,) = relay._links
-            assert link.bot.get_write_buffer_size() < 2 << 20
+            (link,) = relay.account.links
+            assert link.client.get_write_buffer_size() < 2 << 20
             assert told == []
             writer.close()
 

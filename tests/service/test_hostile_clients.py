@@ -28,6 +28,8 @@ from referee.service.servicer import HELLO_WAITS_PER_PEER
 from referee.service.sessions import MAX_RECEIVE_BYTES, MAX_UNASKED_MESSAGES, PlayerSession
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
+from tests.conftest import ADMIN_TOKEN, arena_process
+from tests.security.bots.http2_frames import flood_header_block, open_header_block
 from tests.service.conftest import PY, RANDOM_BOT, SHORT_GIN, entrant, misbehaving, play_match
 
 FLOODER = [PY, "-m", "tests.service.bots.flooder"]
@@ -343,9 +345,10 @@ def test_silent_connections_are_closed_and_never_take_every_descriptor(
 ) -> None:
     """Connections that never speak HTTP/2 are closed after HANDSHAKE_SECONDS, and the
     server accepts no more at once than its cap: a client opening thousands cannot take
-    the file descriptors the rest of the process needs."""
+    the file descriptors the rest of the process needs. (Each TCP connection takes three
+    descriptors, relayed by the front door: a cap of 24 descriptors' worth is 8 at once.)"""
     monkeypatch.setattr(server_module, "HANDSHAKE_SECONDS", 1.0)
-    monkeypatch.setattr(server_module, "connection_cap", lambda: 8)
+    monkeypatch.setattr(server_module, "connection_cap", lambda: 24)
 
     def open_fds() -> int:
         return len(os.listdir("/proc/self/fd"))
@@ -379,7 +382,7 @@ def test_silent_connections_are_closed_and_never_take_every_descriptor(
             await server.stop(0)
 
     taken, closed, status = asyncio.run(scenario())
-    assert taken <= 8 + 2  # the cap, and a descriptor or two of gRPC's own
+    assert taken <= 3 * 8 + 2  # the cap, and a descriptor or two of gRPC's own
     assert closed == 24  # every silent one, the cap's worth at a time
     assert status == health_pb2.HealthCheckResponse.SERVING
 
@@ -521,3 +524,42 @@ def test_play_streams_waiting_for_hello_are_capped_per_network_address() -> None
         f"{HELLO_WAITS_PER_PEER} Play streams from ipv4:127.0.0.1 have not said Hello yet"
     )
     assert again == "unauthenticated"  # a place freed: heard, and refused for its token
+
+
+def test_a_header_flood_at_a_tcp_port_is_cut_and_bars_its_client_only(tmp_path: Path) -> None:
+    """A client of `arena serve` that opens a call's header block and sends CONTINUATION
+    frames without end (no token needed) was parsed by gRPC as long as it liked, 8 GB in
+    24 s at 0.6 of a core. The front door charges each CONTINUATION frame 64 KiB of the
+    client address's budget: it is cut within a few MiB, its address is refused for a
+    while, and the server serves others on, and says so once on stderr."""
+    stderr = tmp_path / "stderr"
+    serve = ("serve", "--host", "127.0.0.1", "--port", "0", "--admin-token", ADMIN_TOKEN)
+    with stderr.open("w") as err, arena_process(*serve, stderr=err) as (_, line):
+        address = line.split()[-1]
+        host, port = address.rsplit(":", 1)
+
+        def from_other_address() -> socket.socket:
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.bind(("127.0.0.2", 0))
+            sock.settimeout(10)
+            sock.connect((host, int(port)))
+            return sock
+
+        flooder = from_other_address()
+        open_header_block(flooder, "/referee.v1.Referee/Play")
+        sent = flood_header_block([flooder], mib=200, seconds=15)
+        flooder.close()
+        again = from_other_address()
+        with contextlib.suppress(ConnectionResetError):
+            assert again.recv(1) == b""  # closed at once: its address is barred
+        again.close()
+        with grpc.insecure_channel(address) as channel:
+            reply = health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(), timeout=10
+            )
+    assert sent < 16 << 20, sent
+    assert reply.status == health_pb2.HealthCheckResponse.SERVING
+    said = stderr.read_text()
+    assert said.count("closed the connections of ipv4:127.0.0.2 and refuse its new ones for") == 1
+    assert "sent the referee more than its budget allows" in said
+    assert "Traceback" not in said

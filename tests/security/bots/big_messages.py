@@ -39,39 +39,22 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tests.security.bots.http2_frames import PREFACE, flood_header_block, frame, header_block
+else:  # run from its own folder, as the sandbox runs it
+    from http2_frames import PREFACE, flood_header_block, frame, header_block
 
 MODE, STREAMS, MIB, HOLD = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
 PATH = "/referee.v1.Referee/Play"
-
-
-def frame(kind: int, flags: int, stream: int, payload: bytes = b"") -> bytes:
-    return (
-        len(payload).to_bytes(3, "big") + bytes([kind, flags]) + struct.pack(">I", stream) + payload
-    )
-
-
-def header_block() -> bytes:
-    """HPACK literals without indexing, no Huffman coding."""
-    fields = [
-        (":method", "POST"),
-        (":scheme", "http"),
-        (":path", PATH),
-        (":authority", "localhost"),
-        ("content-type", "application/grpc"),
-        ("te", "trailers"),
-    ]
-    out = b""
-    for name, value in fields:
-        out += b"\x00" + bytes([len(name)]) + name.encode() + bytes([len(value)]) + value.encode()
-    return out
 
 
 class Http2:
     def __init__(self, path: str) -> None:
         self.sock = socket.socket(socket.AF_UNIX)
         self.sock.connect(path)
-        self.sock.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(4, 0, 0))
+        self.sock.sendall(PREFACE + frame(4, 0, 0))
         self.conn_window, self.initial_window, self.max_frame = 65535, 65535, 16384
         self.windows: dict[int, int] = {}
         self.ended: set[int] = set()
@@ -115,7 +98,7 @@ class Http2:
                 self.ended.add(stream)
 
     def open(self, stream: int) -> None:
-        self.sock.sendall(frame(1, 4, stream, header_block()))
+        self.sock.sendall(frame(1, 4, stream, header_block(PATH)))
         self.windows[stream] = self.initial_window
 
     def send(self, stream: int, data: bytes) -> int:
@@ -240,22 +223,16 @@ def hold(conn: Http2) -> None:
 
 
 def flood_headers() -> None:
-    """HEADERS without END_HEADERS, then CONTINUATION frames of 16 KiB (the largest frame
-    every peer must take), until SECONDS or MIB MiB have passed on each connection."""
-    block = header_block()
-    frames = frame(9, 0, 1, bytes(16 << 10)) * 64  # 1 MiB of CONTINUATION
+    """A header block without end on each of STREAMS connections, until HOLD seconds or MIB
+    MiB have passed in all."""
     conns: list[Http2] = []
     sent = 0
     with contextlib.suppress(OSError, EOFError):
         for _ in range(STREAMS):
             conn = Http2(os.environ["ARENA_TARGET"].removeprefix("unix:"))
-            conn.sock.sendall(frame(1, 0, 1, block))  # no END_HEADERS
+            conn.sock.sendall(frame(1, 0, 1, header_block(PATH)))  # no END_HEADERS
             conns.append(conn)
-        until = time.monotonic() + HOLD
-        while time.monotonic() < until and sent < MIB << 20:
-            for conn in conns:
-                conn.sock.sendall(frames)
-                sent += len(frames)
+        sent = flood_header_block([conn.sock for conn in conns], MIB, HOLD)
     print(f"FLOODED {sent >> 20} MiB", file=sys.stderr, flush=True)
 
 

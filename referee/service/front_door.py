@@ -1,0 +1,272 @@
+"""A server's TCP ports, in front of gRPC: each remote client's connections counted.
+
+``start_server`` listens on TCP addresses here, not in gRPC, and gRPC on a Unix socket in
+a folder private to this process's user. Each connection is passed on there by the relay
+of referee/service/relay.py, in an ``Account`` per client, a client being an address as
+``peers.client_group`` counts it (an IPv6 client by its /64): at most
+CONNECTIONS_PER_CLIENT connections at once (the next is closed, and charged), a budget of
+what they cost (CLIENT_BUDGET) and a pace of reads. Without it a client with no token
+could send a header block without end, which gRPC reads to its end: one connection took
+a bare referee to a core and 1 GB. A client over its budget has its connections closed
+and every new one refused for BAR_SECONDS; the server logs it once.
+
+The relay's connection to gRPC is bound to a name of its own in the private folder, which
+gRPC gives as the call's peer ("unix:FOLDER/c17"); ``peers.peer_address`` looks it up in
+``peers.FORWARDED``, so the per-address caps of the servicer still count the remote
+address. The server accepts at most ``max_connections`` at once in all (each takes three
+descriptors of this process: the client's, the relay's and gRPC's); past them the kernel
+queues the rest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import itertools
+import logging
+import os
+import socket
+import time
+from collections.abc import Callable
+
+from referee.service.errors import RefereeError
+from referee.service.peers import FORWARDED, client_group, host_and_port
+from referee.service.relay import ACCEPTS_PER_WAKE, Account, Budget
+
+log = logging.getLogger("referee")
+
+CONNECTIONS_PER_CLIENT = 64
+BAR_SECONDS = 30.0
+# Calls and CONTINUATION frames are what must stay rare; bytes may come fast (an upload
+# of a bot is up to 50 MiB), so each counts as a 16th: 128 MiB at once, 16 MiB a second.
+# Calls: 512 at once, 64 a second. Reads: a remote address may carry many bots.
+CLIENT_BUDGET = Budget(
+    burst_bytes=8 << 20,
+    bytes_per_second=1 << 20,
+    byte_cost=1 / 16,
+    reads_per_second=2000,
+    read_burst=500,
+)
+_names = itertools.count(1)
+
+
+class FrontDoor:
+    """TCP listening sockets whose connections are relayed to ``inner_path``, a Unix
+    socket in ``inner_dir`` (where the relay's own ends are named too)."""
+
+    def __init__(
+        self,
+        inner_path: str,
+        inner_dir: str,
+        max_connections: int,
+        budget: Budget = CLIENT_BUDGET,
+        per_client: int = CONNECTIONS_PER_CLIENT,
+        bar_seconds: float = BAR_SECONDS,
+    ) -> None:
+        self.inner_path = inner_path
+        self.inner_dir = inner_dir
+        self.max_connections = max(1, max_connections)
+        self.budget = budget
+        self.per_client = per_client
+        self.bar_seconds = bar_seconds
+        self.accounts: dict[str, Account] = {}
+        self.barred: dict[str, float] = {}  # client -> when it may connect again
+        self.held = 0  # connections accepted and not yet closed, in all
+        self._listeners: list[socket.socket] = []
+        self._accepting = False
+        self._forgetting: set[str] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._closed = False
+
+    def bind(self, address: str) -> str:
+        """Listen on ``address`` ("host:port", port 0 for any free one; "[::]" listens on
+        IPv4 too, as gRPC does); the address with the port bound. RefereeError (one line)
+        when it cannot be listened on."""
+        host, _, port_text = address.rpartition(":")
+        if not port_text.isdigit():
+            raise RefereeError(f"cannot listen on {address} (not a valid address)")
+        bare = host.strip("[]")
+        try:
+            infos = socket.getaddrinfo(
+                bare or None, int(port_text), type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+            )
+        except (OSError, UnicodeError) as exc:
+            raise RefereeError(f"cannot listen on {address}: {exc}") from exc
+        port = int(port_text)
+        made: list[socket.socket] = []
+        try:
+            for family, kind, proto, _, sockaddr in infos:
+                if family not in (socket.AF_INET, socket.AF_INET6):
+                    continue
+                if any(s.family == family and s.getsockname()[0] == sockaddr[0] for s in made):
+                    continue
+                listener = socket.socket(family, kind, proto)
+                made.append(listener)
+                listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gRPC
+                if family == socket.AF_INET6 and sockaddr[0] == "::":
+                    listener.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+                listener.bind((sockaddr[0], port, *sockaddr[2:]))
+                port = listener.getsockname()[1]
+                listener.listen(socket.SOMAXCONN)
+                listener.setblocking(False)
+        except OSError as exc:
+            for listener in made:
+                listener.close()
+            raise RefereeError(f"cannot listen on {address}: {exc.strerror or exc}") from exc
+        if not made:
+            raise RefereeError(f"cannot listen on {address} (no IPv4 or IPv6 address)")
+        self._listeners.extend(made)
+        return host_and_port(host, port)
+
+    def start(self) -> None:
+        """Take connections from now on."""
+        self._accept(True)
+
+    def stop_accepting(self) -> None:
+        """Take no more connections (those open go on)."""
+        self._closed = True
+        self._accept(False)
+
+    def close(self) -> None:
+        """Stop listening and close every connection."""
+        self._closed = True
+        self._accept(False)
+        for listener in self._listeners:
+            listener.close()
+        self._listeners.clear()
+        for account in self.accounts.values():
+            account.close()
+        for task in self._tasks:
+            task.cancel()
+
+    def _accept(self, on: bool) -> None:
+        """Whether the listeners are read; off at the cap of connections, and for good
+        once closed."""
+        on = on and not self._closed
+        if on == self._accepting:
+            return
+        loop = asyncio.get_running_loop()
+        for listener in self._listeners:
+            if on:
+                loop.add_reader(listener.fileno(), self._take, listener)
+            else:
+                loop.remove_reader(listener.fileno())
+        self._accepting = on
+
+    def _take(self, listener: socket.socket) -> None:
+        """A few of the queued connections, then back to the loop."""
+        for _ in range(ACCEPTS_PER_WAKE):
+            if self.held >= self.max_connections:
+                self._accept(False)  # the kernel queues the rest; taken when one closes
+                return
+            try:
+                conn, peer = listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:  # out of descriptors: take them again in a moment
+                self._accept(False)
+                asyncio.get_running_loop().call_later(0.1, self._accept, True)
+                return
+            client = client_group(str(peer[0]))
+            account = self._account(client)
+            if account is None or not account.admit():
+                conn.close()
+                continue
+            self.held += 1
+            name = os.path.join(self.inner_dir, f"c{next(_names)}")
+            task = asyncio.get_running_loop().create_task(
+                account.serve(
+                    conn,
+                    0,
+                    functools.partial(self._connect, name, client),
+                    on_close=functools.partial(self._closed_one, name, client),
+                )
+            )
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    def _account(self, client: str) -> Account | None:
+        """The client's account; None while it is barred."""
+        until = self.barred.get(client)
+        if until is not None:
+            if time.monotonic() < until:
+                return None
+            del self.barred[client]
+            self.accounts.pop(client, None)
+        account = self.accounts.get(client)
+        if account is None:
+            account = self.accounts[client] = Account(
+                self.budget,
+                self.per_client,
+                holder="a client address may hold at once",
+                cap_is_limit=False,
+                on_limit=functools.partial(self._bar, client),
+            )
+        return account
+
+    def _bar(self, client: str, reason: str) -> None:
+        self.barred[client] = time.monotonic() + self.bar_seconds
+        log.warning(
+            "closed the connections of %s and refuse its new ones for %g s: it %s",
+            client,
+            self.bar_seconds,
+            reason,
+        )
+
+    async def _connect(
+        self, name: str, client: str, protocol: Callable[[], asyncio.Protocol]
+    ) -> asyncio.Transport:
+        """The relay's end to gRPC, bound to ``name`` so that gRPC names it as the peer."""
+        loop = asyncio.get_running_loop()
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.setblocking(False)
+        try:
+            sock.bind(name)
+            FORWARDED[f"unix:{name}"] = client
+            await loop.sock_connect(sock, self.inner_path)
+            transport, _ = await loop.create_unix_connection(protocol, sock=sock)
+        except BaseException:
+            sock.close()
+            raise
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(name)  # gRPC has the name from the connection, not the file
+        return transport
+
+    def _closed_one(self, name: str, client: str) -> None:
+        FORWARDED.pop(f"unix:{name}", None)
+        self.held -= 1
+        if not self._closed:
+            self._accept(True)
+            self._forget_later(client)
+
+    def _forget_later(self, client: str) -> None:
+        """Drop an idle client's account once its budget is full again (before, a client
+        that reconnected would start with a full one)."""
+        if client in self._forgetting:
+            return
+        account = self.accounts.get(client)
+        if account is None or account.connections or account.pending:
+            return
+        self._forgetting.add(client)
+        delay = account.bucket.wait(account.bucket.burst) + 0.1
+        asyncio.get_running_loop().call_later(delay, self._forget, client)
+
+    def _forget(self, client: str) -> None:
+        self._forgetting.discard(client)
+        account = self.accounts.get(client)
+        if account is None or account.connections or account.pending:
+            return
+        until = self.barred.get(client)
+        if until is not None and time.monotonic() < until:
+            self._forgetting.add(client)
+            asyncio.get_running_loop().call_later(
+                until - time.monotonic() + 0.1, self._forget, client
+            )
+            return
+        if until is None and not account.bucket.full():
+            self._forget_later(client)
+            return
+        self.barred.pop(client, None)
+        del self.accounts[client]
