@@ -23,11 +23,12 @@ medians; each ratio is taken within a round, then the median over rounds.
 Separately, ``--workers 1,2`` measures whole tournaments on local Dask workers beside one
 in process, and ``--cpu-share`` how much a bot that starts 20 spinning sessions slows the
 opponent's thinking (wall over CPU time per turn), beside an idle opponent, with the
-arena's cgroups and without, on all cores and on one, and ``--upload-memory`` what refused uploads leave in the
-memory of an ``arena serve``.
+arena's cgroups and without, on all cores and on one, ``--upload-memory`` what refused
+uploads leave in the memory of an ``arena serve``, and ``--front-door`` what the front door
+of a TCP port costs (ping-pong through it beside the server listening on TCP itself).
 
 Usage: scripts/bench [--streams 16] [--seconds 8] [--rounds 3] [--games gin_rummy,golf] [--json]
-       scripts/bench --workers 1,2 | --cpu-share | --upload-memory
+       scripts/bench --workers 1,2 | --cpu-share | --upload-memory | --front-door
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ import multiprocessing as mp
 import os
 import random
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -63,7 +65,11 @@ WARM_UP_LIMIT = 120.0  # seconds for bot processes to start before the bench giv
 # ---- 1. bare ping-pong -------------------------------------------------------------
 
 
-def _ping_server(address: str, ready: mp.synchronize.Event) -> None:
+def _ping_server(address: str, ready: mp.synchronize.Event, front_door: bool = False) -> None:
+    """The echo server; with ``front_door``, its TCP ``address`` is a FrontDoor's, relaying
+    to the server's Unix socket as start_server does (referee/service/front_door.py)."""
+    from referee.service.front_door import FrontDoor
+
     async def pong(requests, context):  # type: ignore[no-untyped-def]
         async for payload in requests:
             yield payload
@@ -74,8 +80,17 @@ def _ping_server(address: str, ready: mp.synchronize.Event) -> None:
             "bench.Ping", {"Pong": grpc.stream_stream_rpc_method_handler(pong)}
         )
         server.add_generic_rpc_handlers((handler,))
-        server.add_insecure_port(address)
+        if front_door:
+            inner_dir = tempfile.mkdtemp(prefix="bench-door-")
+            inner = os.path.join(inner_dir, "grpc.sock")
+            server.add_insecure_port(f"unix:{inner}")
+            door = FrontDoor(inner, inner_dir, 1 << 16)
+            door.bind(address)
+        else:
+            server.add_insecure_port(address)
         await server.start()
+        if front_door:
+            door.start()
         ready.set()
         await server.wait_for_termination()
 
@@ -117,16 +132,19 @@ def _ping_client(address: str, streams: int, seconds: float) -> None:
     asyncio.run(main())
 
 
-def ping_pong(streams: int, seconds: float, processes: int) -> dict[str, float]:
+def ping_pong(
+    streams: int, seconds: float, processes: int, address: str = "", front_door: bool = False
+) -> dict[str, float]:
     """Round trips per second with ``streams`` streams spread over ``processes`` clients,
-    and the CPU time per round trip of the server and of the clients."""
+    and the CPU time per round trip of the server and of the clients. On a Unix socket,
+    or on ``address`` (through a front door with ``front_door``)."""
     tmp = tempfile.mkdtemp(prefix="bench-")
-    address = f"unix:{tmp}/ping.sock"
+    address = address or f"unix:{tmp}/ping.sock"
     # Spawned, not forked: from the second round on this process has run the referee, and
     # a child forked while gRPC's threads run can hang in gRPC (it did, at round 2).
     spawn = mp.get_context("spawn")
     ready = spawn.Event()
-    server = spawn.Process(target=_ping_server, args=(address, ready), daemon=True)
+    server = spawn.Process(target=_ping_server, args=(address, ready, front_door), daemon=True)
     server.start()
     if not ready.wait(30):
         server.kill()
@@ -561,8 +579,16 @@ def main() -> None:
         action="store_true",
         help="only measure what refused 45 MiB uploads leave in an arena serve's memory",
     )
+    parser.add_argument(
+        "--front-door",
+        action="store_true",
+        help="only measure ping-pong over TCP through the referee's front door beside it direct",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.front_door:
+        front_door(args)
+        return
     if args.upload_memory:
         upload_memory(args)
         return
@@ -787,6 +813,44 @@ def _ratios(n: int) -> dict[str, Callable[[dict[str, float]], float]]:
             lambda r: r[f"{referee}_bots_us"] / r[f"{pingpong}_clients_us"]
         ),
     }
+
+
+# ---- What the front door of a TCP port costs (--front-door) ------------------------------
+
+
+def front_door(args: Any) -> None:
+    """Ping-pong over loopback TCP with every connection relayed by a FrontDoor (as
+    start_server serves TCP clients) beside the same server listening on TCP itself, in
+    turn, for 1 stream and for --streams streams from as many processes; the server's CPU
+    includes the relay's. Ratios are taken within a round, then the median over rounds."""
+    n = args.streams
+    rounds: list[dict[str, float]] = []
+    for _ in range(args.rounds):
+        figures: dict[str, float] = {}
+        for streams in (1, n):
+            for door in (False, True):
+                with socket.socket() as probe:  # a free port, for the server to take
+                    probe.bind(("127.0.0.1", 0))
+                    address = f"127.0.0.1:{probe.getsockname()[1]}"
+                result = ping_pong(streams, args.seconds, streams, address, door)
+                name = f"{'door' if door else 'direct'}_{streams}_streams"
+                figures.update({f"{name}_{key}": value for key, value in result.items()})
+        rounds.append(figures)
+    results = {key: statistics.median(r[key] for r in rounds) for key in rounds[0]}
+    ratios = {
+        f"front door / direct, {streams} streams, {key}": statistics.median(
+            r[f"door_{streams}_streams_{key}"] / r[f"direct_{streams}_streams_{key}"]
+            for r in rounds
+        )
+        for streams in (1, n)
+        for key in ("per_s", "server_us", "clients_us")
+    }
+    if args.json:
+        print(json.dumps({"rounds": args.rounds, "figures": results, "ratios": ratios}, indent=2))
+        return
+    print(f"medians of {args.rounds} rounds (per_s: round trips a second; _us: CPU each)")
+    for key, value in {**results, **ratios}.items():
+        print(f"  {key:60s} {value:12,.2f}")
 
 
 # ---- Memory an arena serve keeps after refused uploads (--upload-memory) ----------------
