@@ -40,13 +40,16 @@ CONNECTIONS_PER_CLIENT = 64
 BAR_SECONDS = 30.0
 # Calls and CONTINUATION frames are what must stay rare; bytes may come fast (an upload
 # of a bot is up to 50 MiB), so each counts as a 16th: 128 MiB at once, 16 MiB a second.
-# Calls: 512 at once, 64 a second. Reads: one address may carry many bots, each needing
+# Calls: 512 at once, 64 a second. Frames, 64 bytes each: 16,384 a second, where a bot
+# sends one or two a decision (not counting them, 16 MiB a second of empty SETTINGS
+# frames would be 1.9 million a second for gRPC to parse and acknowledge). Reads: one address may carry many bots, each needing
 # about one read a decision; a read costs the relay about 15 microseconds of CPU
 # (`scripts/bench --front-door`), so the pace costs at most a 13th of a core an address.
 CLIENT_BUDGET = Budget(
     burst_bytes=8 << 20,
     bytes_per_second=1 << 20,
     byte_cost=1 / 16,
+    frame_bytes=64,
     reads_per_second=5000,
     read_burst=1000,
 )

@@ -60,6 +60,9 @@ class Budget:
     connection_bytes: int = 16 << 10
     call_bytes: int = 16 << 10
     continuation_bytes: int = 64 << 10
+    # Every frame, whatever its kind: gRPC parses each and answers some (a SETTINGS frame
+    # of 9 bytes gets an acknowledgement), so where bytes count for little, frames must.
+    frame_bytes: int = 0
     # What each byte a client sends counts as: below 1 where clients may send much
     # (uploads) and the calls and frames above are what must stay rare.
     byte_cost: float = 1.0
@@ -111,13 +114,13 @@ class Bucket:
 
 
 class FrameCounter:
-    """Counts a client's HTTP/2 frames as its bytes pass, from their 9-byte headers: the
-    calls it opens (HEADERS) and the CONTINUATION frames it sends."""
+    """Counts a client's HTTP/2 frames as its bytes pass, from their 9-byte headers: all
+    of them, the calls it opens (HEADERS) and the CONTINUATION frames it sends."""
 
     def __init__(self) -> None:
         self.skip = _PREFACE_BYTES  # bytes to pass over: the preface, then each payload
         self.header = b""
-        self.headers = self.continuations = 0
+        self.frames = self.headers = self.continuations = 0
 
     def feed(self, data: bytes) -> None:
         at, size = 0, len(data)
@@ -133,6 +136,7 @@ class FrameCounter:
             if len(self.header) < _FRAME_HEADER_BYTES:
                 return
             kind = self.header[3]
+            self.frames += 1
             self.headers += kind == _HEADERS
             self.continuations += kind == _CONTINUATION
             self.skip = int.from_bytes(self.header[:3], "big")
@@ -260,11 +264,12 @@ class Account:
 
     def pass_on(self, link: Link, data: bytes) -> None:
         frames = link.frames
-        calls, continuations = frames.headers, frames.continuations
+        count, calls, continuations = frames.frames, frames.headers, frames.continuations
         frames.feed(data)
         budget = self.budget
         cost = (
             len(data) * budget.byte_cost
+            + (frames.frames - count) * budget.frame_bytes
             + (frames.headers - calls) * budget.call_bytes
             + (frames.continuations - continuations) * budget.continuation_bytes
         )

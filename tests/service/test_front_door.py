@@ -18,6 +18,7 @@ from referee.service.front_door import FrontDoor
 from referee.service.peers import FORWARDED, peer_address
 from referee.service.relay import Budget
 from tests.relaying import Echo, closed_by_relay, run, until
+from tests.security.bots.http2_frames import PREFACE, SETTINGS, frame
 
 # Counting bytes only: what these tests send is not HTTP/2.
 SMALL = Budget(burst_bytes=100_000, bytes_per_second=1_000, call_bytes=0, continuation_bytes=0)
@@ -152,3 +153,27 @@ def test_a_busy_port_is_a_one_line_error(tmp_path: Path) -> None:
             front.bind(f"127.0.0.1:{port}")
         with pytest.raises(RefereeError, match="not a valid address"):
             front.bind("127.0.0.1:http")
+
+
+def test_every_frame_is_charged_where_bytes_count_for_little(tmp_path: Path) -> None:
+    """Empty SETTINGS frames are 9 bytes each, and gRPC parses and acknowledges every one:
+    where a byte counts as a 16th, each frame counts as ``frame_bytes``."""
+    budget = Budget(
+        burst_bytes=100_000,
+        bytes_per_second=1_000,
+        byte_cost=1 / 16,
+        frame_bytes=1_000,
+        connection_bytes=0,
+    )
+
+    async def test() -> None:
+        async with door(tmp_path, Echo(), budget=budget) as (front, port):
+            reader, writer = await connect_from("127.0.0.2", port)
+            writer.write(PREFACE + frame(SETTINGS, 0, 0) * 99)  # 99,000 of the 100,000
+            assert await reader.readexactly(24 + 9 * 99)
+            assert front.barred == {}
+            writer.write(frame(SETTINGS, 0, 0) * 2)
+            assert await closed_by_relay(reader)
+            assert "ipv4:127.0.0.2" in front.barred
+
+    run(test)
