@@ -100,6 +100,8 @@ class FrontDoor:
             raise RefereeError(f"cannot listen on {address}: {exc}") from exc
         port = int(port_text)
         made: list[socket.socket] = []
+        # "[::]" takes IPv4 too (dual-stack), unless IPv4's own wildcard is listed as well.
+        dual_stack = not any(info[0] == socket.AF_INET for info in infos)
         try:
             for family, kind, proto, _, sockaddr in infos:
                 if family not in (socket.AF_INET, socket.AF_INET6):
@@ -109,8 +111,9 @@ class FrontDoor:
                 listener = socket.socket(family, kind, proto)
                 made.append(listener)
                 listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gRPC
-                if family == socket.AF_INET6 and sockaddr[0] == "::":
-                    listener.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+                if family == socket.AF_INET6:
+                    v6_only = not (dual_stack and sockaddr[0] == "::")
+                    listener.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, int(v6_only))
                 listener.bind((sockaddr[0], port, *sockaddr[2:]))
                 port = listener.getsockname()[1]
                 listener.listen(socket.SOMAXCONN)
@@ -123,6 +126,10 @@ class FrontDoor:
             raise RefereeError(f"cannot listen on {address} (no IPv4 or IPv6 address)")
         self._listeners.extend(made)
         return host_and_port(host, port)
+
+    @property
+    def listeners(self) -> tuple[socket.socket, ...]:
+        return tuple(self._listeners)
 
     def start(self) -> None:
         """Take connections from now on."""

@@ -177,3 +177,21 @@ def test_every_frame_is_charged_where_bytes_count_for_little(tmp_path: Path) -> 
             assert "ipv4:127.0.0.2" in front.barred
 
     run(test)
+
+
+def test_every_address_of_a_host_is_listened_on(tmp_path: Path) -> None:
+    """An empty host is every interface: IPv4's wildcard and IPv6's (where the machine
+    has IPv6), on one port, as gRPC listens."""
+
+    async def test() -> None:
+        front = FrontDoor(str(tmp_path / "inner.sock"), str(tmp_path), 4)
+        try:
+            bound = front.bind(":0")
+            port = int(bound.rsplit(":", 1)[1])
+            families = {listener.family for listener in front.listeners}
+            assert socket.AF_INET in families
+            assert {listener.getsockname()[1] for listener in front.listeners} == {port}
+        finally:
+            front.close()
+
+    run(test)
