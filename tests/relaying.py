@@ -11,15 +11,18 @@ from contextlib import suppress
 class Echo:
     """A Unix socket server that sends back what it reads, counting it; with ``flood``,
     one that sends that many bytes to each connection and reads nothing. ``peers``: the
-    names its clients' ends were bound to, in order ("" for none)."""
+    names its clients' ends were bound to, in order ("" for none); ``open``: its
+    connections not yet over."""
 
     def __init__(self, flood: int = 0) -> None:
         self.received = 0
         self.flood = flood
         self.peers: list[str] = []
+        self.open = 0
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.peers.append(writer.get_extra_info("peername") or "")
+        self.open += 1
         if self.flood:
             writer.write(bytes(self.flood))
         try:
@@ -30,6 +33,8 @@ class Echo:
                     await writer.drain()
         except ConnectionError:
             pass
+        finally:
+            self.open -= 1
         writer.close()
 
 

@@ -39,6 +39,10 @@ _FRAME_HEADER_BYTES = 9
 _HEADERS, _CONTINUATION = 0x1, 0x9
 ACCEPTS_PER_WAKE = 4  # connections taken from a listening socket per turn of the loop
 READS_PER_RESUME = 50  # a paced client's connections are read again once this many may be
+# A link closed gracefully (one end said it is done) has this long to pass on what it
+# holds; then both ends are cut. Each end stops reading the other's when its own buffer is
+# full, so a client that stopped reading could otherwise hold a closing link for good.
+CLOSE_GRACE_SECONDS = 2.0
 OverLimit = Callable[[str], None]
 # Connects the server's end of a link: a transport whose protocol is the one made here.
 ConnectServer = Callable[[Callable[[], asyncio.Protocol]], Awaitable[asyncio.Transport]]
@@ -171,6 +175,7 @@ class Account:
         self.charged_bytes = 0  # taken from the budget
         self.paced_reads = 0  # reads after which the relay waited to read again
         self.links: set[Link] = set()
+        self.closing: set[Link] = set()  # closed gracefully, within their grace
         self.pending = 0  # accepted, not yet served
         self._paced = False  # its connections wait for the pace of reads
 
@@ -245,15 +250,17 @@ class Account:
     def close(self) -> None:
         """Close every connection, and serve none from now on."""
         self.closed = True
-        for link in list(self.links):
-            link.close(abort=True)
+        self._cut_all()
 
     def over_limit(self, reason: str) -> None:
         if self.over is None:
             self.over = reason
             if self.on_limit is not None:
                 self.on_limit(reason)
-        for link in list(self.links):
+        self._cut_all()
+
+    def _cut_all(self) -> None:
+        for link in [*self.links, *self.closing]:
             link.close(abort=True)
 
     def _charge(self, cost: float) -> bool:
@@ -311,6 +318,7 @@ class Link:
     closed: bool = False
     frames: FrameCounter = field(default_factory=FrameCounter)
     on_close: Callable[[], None] | None = None
+    grace: asyncio.TimerHandle | None = None  # cuts a gracefully closed link
     # Why the client's end is not read now: the server's end is not connected yet, or
     # cannot take more; the pace of reads. Read again when none is left.
     holds: set[str] = field(default_factory=lambda: {"connecting"})
@@ -326,16 +334,33 @@ class Link:
             self.client.resume_reading()
 
     def close(self, abort: bool = False) -> None:
-        """Close both ends: at once with ``abort``, else after what is buffered."""
+        """Close both ends: at once with ``abort``, else after what is buffered, within
+        CLOSE_GRACE_SECONDS."""
         if self.closed:
+            if abort:
+                self._cut()
             return
         self.closed = True
         self.account.links.discard(self)
-        for transport in (self.client, self.server):
-            if transport is not None:
-                transport.abort() if abort else transport.close()
+        if abort:
+            self._cut()
+        else:
+            for transport in (self.client, self.server):
+                if transport is not None:
+                    transport.close()
+            self.account.closing.add(self)
+            self.grace = asyncio.get_running_loop().call_later(CLOSE_GRACE_SECONDS, self._cut)
         if self.on_close is not None:
             self.on_close()
+
+    def _cut(self) -> None:
+        """Both ends closed at once, whatever they hold (a closed one is left as it is)."""
+        for transport in (self.client, self.server):
+            if transport is not None:
+                transport.abort()
+        self.account.closing.discard(self)
+        if self.grace is not None:
+            self.grace.cancel()
 
 
 class _ClientSide(asyncio.Protocol):
@@ -360,8 +385,8 @@ class _ClientSide(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.lost = True
-        if self.link is not None:
-            self.link.close()
+        if self.link is not None:  # the client is gone: nothing is left to pass on to it
+            self.link.close(abort=True)
 
     def pause_writing(self) -> None:  # the client does not read: neither does its server end
         if self.link is not None and self.link.server is not None:

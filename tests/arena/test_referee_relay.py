@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from arena.referee_relay import BotRelay
-from referee.service.relay import Bucket, Budget, FrameCounter
+from referee.service.relay import CLOSE_GRACE_SECONDS, Bucket, Budget, FrameCounter
 from tests.relaying import Echo, closed_by_relay, run, until
 
 # Counting bytes only: what the echo tests send is not HTTP/2.
@@ -317,5 +317,41 @@ def test_any_user_may_connect_to_the_socket(tmp_path: Path) -> None:
     async def test() -> None:
         async with relayed(tmp_path, Echo()) as (relay, _):
             assert os.stat(relay.socket_path).st_mode & 0o777 == 0o666
+
+    run(test)
+
+
+@pytest.mark.parametrize("how", ["closes", "holds on"])
+def test_a_bot_that_stops_reading_leaves_nothing_open(tmp_path: Path, how: str) -> None:
+    """A bot writes to an echoing referee without reading until its writes block. Each end
+    of the relay has stopped reading the other, its own buffer full. Then the bot closes:
+    closed gracefully, the link's referee end waited for its buffer to drain, which
+    nothing would read (a red-team bot leaked 11 connections a cycle, and the arena hung
+    at the end of its tournament); now both ends are closed. Or it holds on: the stalled
+    link still counts as its connection, and closing the relay closes it."""
+    roomy = replace(BYTES_ONLY, burst_bytes=1 << 30)
+    echo = Echo()
+
+    async def test() -> None:
+        async with relayed(tmp_path, echo, roomy) as (relay, told):
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.connect(relay.socket_path)
+            sock.setblocking(False)
+            stalled = 0.0
+            while stalled < 1.0:  # until nothing more is taken for a second
+                try:
+                    sock.send(bytes(1 << 16))
+                    stalled = 0.0
+                except BlockingIOError:
+                    await asyncio.sleep(0.1)
+                    stalled += 0.1
+            assert echo.open == 1 and relay.connections == 1
+            if how == "closes":
+                sock.close()
+                await until(lambda: echo.open == 0, CLOSE_GRACE_SECONDS + 5)
+                assert relay.connections == 0 and not relay.account.closing
+            assert told == []
+        await until(lambda: echo.open == 0)
+        sock.close()
 
     run(test)
