@@ -22,7 +22,7 @@ from referee.service.relay import CLOSE_GRACE_SECONDS, Bucket, Budget, FrameCoun
 from tests.relaying import Echo, closed_by_relay, run, until
 
 # Counting bytes only: what the echo tests send is not HTTP/2.
-BYTES_ONLY = Budget(call_bytes=0, continuation_bytes=0, connection_bytes=0)
+BYTES_ONLY = Budget(call_bytes=0, continuation_bytes=0, connection_bytes=0, frame_bytes=0)
 
 
 @asynccontextmanager
@@ -168,12 +168,17 @@ def test_frames_are_counted_however_their_bytes_are_split() -> None:
         assert (counter.headers, counter.continuations) == (2, 2), size
 
 
-def test_calls_and_continuation_frames_cost_more_than_their_bytes(tmp_path: Path) -> None:
-    """A call costs the referee's servicer far more than its bytes, and a CONTINUATION
-    frame is parsed without end: each counts as the budget says, with the connection."""
+def test_frames_calls_and_continuation_frames_cost_more_than_their_bytes(
+    tmp_path: Path,
+) -> None:
+    """A call costs the referee's servicer far more than its bytes, a CONTINUATION frame
+    is parsed without end, and every frame is parsed (some answered): each counts as the
+    budget says, with the connection."""
 
     async def test() -> None:
-        budget = Budget(connection_bytes=1000, call_bytes=100_000, continuation_bytes=10_000)
+        budget = Budget(
+            connection_bytes=1000, call_bytes=100_000, continuation_bytes=10_000, frame_bytes=7
+        )
         async with relayed(tmp_path, Echo(), budget) as (relay, told):
             reader, writer = await connect(relay)
             stream = http2((1, b"abc"), (9, b"de"), (9, b""), (0, b"x"))
@@ -182,7 +187,7 @@ def test_calls_and_continuation_frames_cost_more_than_their_bytes(tmp_path: Path
                 await writer.drain()
                 await asyncio.sleep(0.005)
             await reader.readexactly(len(stream))
-            assert relay.charged_bytes == 1000 + len(stream) + 100_000 + 2 * 10_000
+            assert relay.charged_bytes == 1000 + len(stream) + 4 * 7 + 100_000 + 2 * 10_000
             assert told == []
 
     run(test)
