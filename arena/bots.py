@@ -20,6 +20,7 @@ import contextlib
 import functools
 import itertools
 import os
+import re
 import shutil
 import signal
 import stat
@@ -176,14 +177,55 @@ class BotProcess:
             self.cgroup.kill()
 
 
+# Where arenas keep their sockets: this one's temporary folder, and those other arenas on
+# the machine may have been given ($TMPDIR is the process's own choice).
+TEMPORARY_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm")
+
+
 def holds_arena_sockets(folder: str) -> str | None:
-    """The temporary folder that ``folder`` is or holds, where every arena on this machine
-    keeps its sockets (its referee's, its bots' relays': arena/lifecycle.py), or None."""
+    """The temporary folder that ``folder`` is or holds, where the arenas on this machine
+    keep their sockets (their referees', their bots' relays': arena/lifecycle.py), or
+    None. A folder mounted inside ``folder`` counts as what it shows: a bind mount of the
+    temporary folder, or of a folder holding it, shows the arenas' sockets as well."""
     real = os.path.realpath(folder).rstrip("/") + "/"
-    for temporary in sorted({os.path.realpath(tempfile.gettempdir()), "/tmp"}):
+    temporaries = list(dict.fromkeys((os.path.realpath(tempfile.gettempdir()), *TEMPORARY_FOLDERS)))
+    for temporary in temporaries:
         if (temporary.rstrip("/") + "/").startswith(real):
             return temporary
+    shown: dict[tuple[int, int], str] = {}  # a temporary folder and each folder above it
+    for temporary in temporaries:
+        path = temporary
+        while True:
+            with contextlib.suppress(OSError):
+                found = os.stat(path)
+                shown.setdefault((found.st_dev, found.st_ino), temporary)
+            if path == "/":
+                break
+            path = os.path.dirname(path)
+    for mount_point in _mount_points():
+        if mount_point.startswith(real):
+            with contextlib.suppress(OSError):
+                found = os.stat(mount_point)
+                if (found.st_dev, found.st_ino) in shown:
+                    return shown[found.st_dev, found.st_ino]
     return None
+
+
+def _mount_points() -> list[str]:
+    """Every mount point this process sees, each ending in "/" (/proc/self/mountinfo's
+    fifth field, octal escapes undone)."""
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as info:
+            lines = info.read().splitlines()
+    except OSError:
+        return []
+    points = []
+    for line in lines:
+        fields = line.split(" ")
+        if len(fields) > 4:
+            point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4])
+            points.append(point.rstrip("/") + "/")
+    return points
 
 
 def descends_from(pid: int, ancestor: int) -> bool:

@@ -19,7 +19,9 @@ import contextlib
 import json
 import os
 import secrets
+import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -301,3 +303,53 @@ def test_a_bot_sees_no_arenas_sockets_but_its_own_and_one_whose_folder_holds_the
         asyncio.run(play(_entrant("prober", command, Path(temporary))))
     assert f"its folder {temporary} holds" in str(refused.value)
     assert "move the bot to a folder of its own" in str(refused.value)
+
+
+def test_a_bot_folder_with_the_temporary_folder_mounted_inside_is_refused(
+    tmp_path: Path,
+) -> None:
+    """The sandbox shows a bot its folder with whatever is mounted inside it: a red-team
+    bot whose folder held a bind mount of /tmp saw every arena's sockets. A folder with
+    the temporary folder, or a folder above it, mounted inside counts as holding it; one
+    with another folder mounted inside does not. (In a mount namespace of its own.)"""
+    if shutil.which("unshare") is None:
+        pytest.skip("needs unshare (util-linux)")
+    temporary = os.path.realpath(tempfile.gettempdir())
+    folders = {name: tmp_path / name for name in ("temporary", "root", "other", "data")}
+    for folder in folders.values():
+        (folder / "inside").mkdir(parents=True)
+    mounts = " && ".join(
+        f"mount {how} {source} {folders[name] / 'inside'}"
+        for name, how, source in (
+            ("temporary", "--bind", temporary),
+            ("root", "--rbind", "/"),
+            ("other", "--bind", folders["data"]),
+        )
+    )
+    check = (
+        "import json, sys; from arena.bots import holds_arena_sockets; "
+        "print(json.dumps([holds_arena_sockets(f) for f in sys.argv[1:]]))"
+    )
+    shown = [str(folders[name]) for name in ("temporary", "root", "other")]
+    done = subprocess.run(
+        [
+            "unshare",
+            "--user",
+            "--map-root-user",
+            "--mount",
+            "sh",
+            "-c",
+            f'{mounts} && exec "$0" -c "$@"',
+            sys.executable,
+            check,
+            *shown,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if done.returncode and "mount" in done.stderr:
+        pytest.skip(f"cannot mount in a user namespace here: {done.stderr.strip()}")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [temporary, temporary, None]
