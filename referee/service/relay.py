@@ -51,9 +51,9 @@ ConnectServer = Callable[[Callable[[], asyncio.Protocol]], Awaitable[asyncio.Tra
 @dataclass(frozen=True)
 class Budget:
     """What a client may cost the server. A bot's moves and its gRPC library's own
-    frames come to under 60 bytes a decision: two random bots at gin, answered as fast as
-    the referee could (520 decisions a second each), cost 39 KiB a second each by this
-    count, its connection and call included; a 26th of the rate."""
+    frames come to under 60 bytes and about 3 frames a decision: two random bots at gin,
+    answered as fast as the referee could (520 decisions a second each), cost 88 KiB a
+    second each by this count, their connection and call included; a 12th of the rate."""
 
     burst_bytes: int = 2 << 20
     bytes_per_second: int = 1 << 20
