@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import functools
 import itertools
 import logging
@@ -29,6 +30,7 @@ import os
 import socket
 import time
 from collections.abc import Callable
+from typing import Any
 
 from referee.service.errors import RefereeError
 from referee.service.peers import FORWARDED, client_group, host_and_port
@@ -54,6 +56,7 @@ CLIENT_BUDGET = Budget(
     read_burst=1000,
 )
 _names = itertools.count(1)
+_NO_IPV6 = (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT)
 
 
 class FrontDoor:
@@ -103,21 +106,21 @@ class FrontDoor:
         # "[::]" takes IPv4 too (dual-stack), unless IPv4's own wildcard is listed as well.
         dual_stack = not any(info[0] == socket.AF_INET for info in infos)
         try:
-            for family, kind, proto, _, sockaddr in infos:
+            for family, _, _, _, sockaddr in infos:
                 if family not in (socket.AF_INET, socket.AF_INET6):
                     continue
                 if any(s.family == family and s.getsockname()[0] == sockaddr[0] for s in made):
                     continue
-                listener = socket.socket(family, kind, proto)
+                v6_only = not (dual_stack and sockaddr[0] == "::")
+                try:
+                    listener = _bound_socket(family, (sockaddr[0], port, *sockaddr[2:]), v6_only)
+                except OSError as exc:
+                    # A machine without IPv6 still serves the host's IPv4 addresses.
+                    if family == socket.AF_INET6 and not dual_stack and exc.errno in _NO_IPV6:
+                        continue
+                    raise
                 made.append(listener)
-                listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gRPC
-                if family == socket.AF_INET6:
-                    v6_only = not (dual_stack and sockaddr[0] == "::")
-                    listener.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, int(v6_only))
-                listener.bind((sockaddr[0], port, *sockaddr[2:]))
                 port = listener.getsockname()[1]
-                listener.listen(socket.SOMAXCONN)
-                listener.setblocking(False)
         except OSError as exc:
             for listener in made:
                 listener.close()
@@ -282,3 +285,20 @@ class FrontDoor:
             return
         self.barred.pop(client, None)
         del self.accounts[client]
+
+
+def _bound_socket(family: int, address: tuple[Any, ...], v6_only: bool) -> socket.socket:
+    """A non-blocking TCP socket listening on ``address``; OSError (and nothing left
+    open) when it cannot."""
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gRPC does
+        if family == socket.AF_INET6:
+            listener.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, int(v6_only))
+        listener.bind(address)
+        listener.listen(socket.SOMAXCONN)
+        listener.setblocking(False)
+    except OSError:
+        listener.close()
+        raise
+    return listener
