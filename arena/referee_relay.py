@@ -31,7 +31,7 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
-from referee.service.relay import ACCEPTS_PER_WAKE, Account, Budget, OverLimit
+from referee.service.relay import ACCEPTS_PER_WAKE, Account, Budget, OverLimit, accept_one
 
 _PEERCRED = struct.Struct("3i")  # pid, uid, gid
 Admits = Callable[[int], bool]
@@ -126,6 +126,10 @@ class BotRelay:
         if not account.closed and account.over is None and self._listener is not None:
             asyncio.get_running_loop().add_reader(self._listener.fileno(), self._take)
 
+    def _pause_listening(self) -> None:
+        if self._listener is not None:
+            asyncio.get_running_loop().remove_reader(self._listener.fileno())
+
     def _stop_listening(self) -> None:
         """Close the listening socket: the kernel refuses whatever connects next, and
         resets the connections it still queued."""
@@ -144,14 +148,10 @@ class BotRelay:
             listener = self._listener
             if listener is None:
                 return
-            try:
-                conn, _ = listener.accept()
-            except (BlockingIOError, InterruptedError):
+            taken = accept_one(listener, self._pause_listening, self._listen)
+            if taken is None:
                 return
-            except OSError:  # out of descriptors: take them again in a moment
-                asyncio.get_running_loop().remove_reader(listener.fileno())
-                asyncio.get_running_loop().call_later(0.1, self._listen)
-                return
+            conn = taken[0]
             peer = _peer_pid(conn)
             # Not the bot's: refused, and not charged to it.
             if not self.admits(peer) or not self.account.admit():

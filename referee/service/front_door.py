@@ -34,7 +34,7 @@ from typing import Any
 
 from referee.service.errors import RefereeError
 from referee.service.peers import FORWARDED, client_group, host_and_port
-from referee.service.relay import ACCEPTS_PER_WAKE, Account, Budget
+from referee.service.relay import ACCEPTS_PER_WAKE, Account, Budget, accept_one
 
 log = logging.getLogger("referee")
 
@@ -175,14 +175,14 @@ class FrontDoor:
             if self.held >= self.max_connections:
                 self._accept(False)  # the kernel queues the rest; taken when one closes
                 return
-            try:
-                conn, peer = listener.accept()
-            except (BlockingIOError, InterruptedError):
+            taken = accept_one(
+                listener,
+                functools.partial(self._accept, False),
+                functools.partial(self._accept, True),
+            )
+            if taken is None:
                 return
-            except OSError:  # out of descriptors: take them again in a moment
-                self._accept(False)
-                asyncio.get_running_loop().call_later(0.1, self._accept, True)
-                return
+            conn, peer = taken
             client = client_group(str(peer[0]))
             account = self._account(client)
             if account is None or not account.admit():

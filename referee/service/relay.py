@@ -33,6 +33,7 @@ import socket
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 _PREFACE_BYTES = 24  # "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", before the client's first frame
 _FRAME_HEADER_BYTES = 9
@@ -46,6 +47,22 @@ CLOSE_GRACE_SECONDS = 2.0
 OverLimit = Callable[[str], None]
 # Connects the server's end of a link: a transport whose protocol is the one made here.
 ConnectServer = Callable[[Callable[[], asyncio.Protocol]], Awaitable[asyncio.Transport]]
+
+
+def accept_one(
+    listener: socket.socket, stop: Callable[[], None], resume: Callable[[], None]
+) -> tuple[socket.socket, Any] | None:
+    """The next connection queued on a non-blocking ``listener`` and its address; None when
+    none waits. Out of descriptors, ``stop`` is called at once and ``resume`` in 0.1 s
+    (taking connections then, the loop would spin on one it cannot take)."""
+    try:
+        return listener.accept()
+    except (BlockingIOError, InterruptedError):
+        return None
+    except OSError:
+        stop()
+        asyncio.get_running_loop().call_later(0.1, resume)
+        return None
 
 
 @dataclass(frozen=True)
