@@ -54,12 +54,14 @@ def random_bots(address: str, tokens: Iterable[str]) -> list[subprocess.Popen[by
 
 @contextlib.contextmanager
 def arena_process(
-    *args: str, stderr: IO[Any] | None = None
+    *args: str, stderr: IO[Any] | None = None, env: dict[str, str] | None = None
 ) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    """`arena ARGS` as its own process (its stderr to ``stderr`` if given); yields it and
-    the first line it prints (a server's address line), and stops it at the end."""
+    """`arena ARGS` as its own process (its stderr to ``stderr`` if given, in ``env`` if
+    given); yields it and the first line it prints (a server's address line), and stops
+    it at the end."""
     proc = subprocess.Popen(
         [*dies_with_tests(), sys.executable, "-m", "arena.cli", *args],
+        env=env,
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=stderr,

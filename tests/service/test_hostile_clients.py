@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import os
 import socket
+import struct
 import time
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,14 @@ from referee.service.sessions import MAX_RECEIVE_BYTES, MAX_UNASKED_MESSAGES, Pl
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
 from tests.conftest import ADMIN_TOKEN, arena_process
-from tests.security.bots.http2_frames import flood_header_block, open_header_block
+from tests.security.bots.http2_frames import (
+    GOAWAY,
+    PREFACE,
+    SETTINGS,
+    flood_header_block,
+    frame,
+    open_header_block,
+)
 from tests.service.conftest import PY, RANDOM_BOT, SHORT_GIN, entrant, misbehaving, play_match
 
 FLOODER = [PY, "-m", "tests.service.bots.flooder"]
@@ -563,3 +571,24 @@ def test_a_header_flood_at_a_tcp_port_is_cut_and_bars_its_client_only(tmp_path: 
     assert said.count("closed the connections of ipv4:127.0.0.2 and refuse its new ones for") == 1
     assert "sent the referee more than its budget allows" in said
     assert "Traceback" not in said
+
+
+def test_what_a_client_puts_in_a_goaway_frame_never_reaches_the_servers_stderr(
+    tmp_path: Path,
+) -> None:
+    """gRPC logs a GOAWAY's debug text at INFO, raw: a red-team client wrote 404 MB in
+    30 s into an `arena serve`'s stderr, forged log lines included, within its budget.
+    The project's processes run gRPC at GRPC_VERBOSITY=ERROR."""
+    forged = b"\nE1128 00:00:00.000000 1 front_door.py:1] FORGED LINE\n"
+    goaway = frame(GOAWAY, 0, 0, struct.pack(">II", 0, 2) + forged + b"A" * 1000)
+    stderr = tmp_path / "stderr"
+    serve = ("serve", "--host", "127.0.0.1", "--port", "0", "--admin-token", ADMIN_TOKEN)
+    env = {k: v for k, v in os.environ.items() if k != "GRPC_VERBOSITY"}
+    with stderr.open("w") as err, arena_process(*serve, stderr=err, env=env) as (_, line):
+        host, port = line.split()[-1].rsplit(":", 1)
+        with socket.create_connection((host, int(port)), timeout=1) as sock:
+            sock.sendall(PREFACE + frame(SETTINGS, 0, 0) + goaway * 20)
+            with contextlib.suppress(OSError):  # until the server has read them (1 s)
+                while sock.recv(1 << 16):
+                    pass
+    assert "FORGED" not in stderr.read_text()

@@ -9,7 +9,7 @@ import struct
 import time
 
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-HEADERS, SETTINGS, CONTINUATION = 0x1, 0x4, 0x9
+HEADERS, SETTINGS, GOAWAY, CONTINUATION = 0x1, 0x4, 0x7, 0x9
 
 
 def frame(kind: int, flags: int, stream: int, payload: bytes = b"") -> bytes:
