@@ -34,7 +34,13 @@ from typing import Any
 
 from referee.service.errors import RefereeError
 from referee.service.peers import FORWARDED, client_group, host_and_port
-from referee.service.relay import ACCEPTS_PER_WAKE, Account, Budget, accept_one
+from referee.service.relay import (
+    ACCEPTS_PER_WAKE,
+    CLOSE_GRACE_SECONDS,
+    Account,
+    Budget,
+    accept_one,
+)
 
 log = logging.getLogger("referee")
 
@@ -154,6 +160,9 @@ class FrontDoor:
             account.close()
         for task in self._tasks:
             task.cancel()
+        ours = f"unix:{self.inner_dir}/"
+        for name in [name for name in FORWARDED if name.startswith(ours)]:
+            del FORWARDED[name]
 
     def _accept(self, on: bool) -> None:
         """Whether the listeners are read; off at the cap of connections, and for good
@@ -250,7 +259,10 @@ class FrontDoor:
         return transport
 
     def _closed_one(self, name: str, client: str) -> None:
-        FORWARDED.pop(f"unix:{name}", None)
+        # gRPC may still start calls it read before its end closed (within the grace a
+        # link has, then it is cut): they must count as the client's, not as "unix".
+        loop = asyncio.get_running_loop()
+        loop.call_later(CLOSE_GRACE_SECONDS + 1.0, FORWARDED.pop, f"unix:{name}", None)
         self.held -= 1
         if not self._closed:
             self._accept(True)
