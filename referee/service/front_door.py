@@ -39,6 +39,7 @@ from referee.service.relay import (
     CLOSE_GRACE_SECONDS,
     Account,
     Budget,
+    Link,
     accept_one,
 )
 
@@ -87,6 +88,7 @@ class FrontDoor:
         self.accounts: dict[str, Account] = {}
         self.barred: dict[str, float] = {}  # client -> when it may connect again
         self.held = 0  # connections accepted and not yet closed, in all
+        self.counts = HeldCounts()  # the same, per client
         self._listeners: list[socket.socket] = []
         self._accepting = False
         self._forgetting: set[str] = set()
@@ -179,9 +181,16 @@ class FrontDoor:
         self._accepting = on
 
     def _take(self, listener: socket.socket) -> None:
-        """A few of the queued connections, then back to the loop."""
+        """A few of the queued connections, then back to the loop. At the cap of
+        connections in all, a new one is taken only when some client holds two or more:
+        the one holding most gives up its newest, if it holds more than one above the
+        newcomer's client (else the newcomer is closed). When none holds two, the kernel
+        queues the rest until one closes. Without this, 54 addresses holding 64
+        connections each (calls begun and never finished, so never idle) kept every other
+        client out for as long as they liked."""
         for _ in range(ACCEPTS_PER_WAKE):
-            if self.held >= self.max_connections:
+            full = self.held >= self.max_connections
+            if full and self.counts.most < 2:
                 self._accept(False)  # the kernel queues the rest; taken when one closes
                 return
             taken = accept_one(
@@ -194,10 +203,14 @@ class FrontDoor:
             conn, peer = taken
             client = client_group(str(peer[0]))
             account = self._account(client)
-            if account is None or not account.admit():
+            room = self._room_for(client) if full and account is not None else None
+            if account is None or (full and room is None) or not account.admit():
                 conn.close()
                 continue
+            if room is not None:
+                room.close(abort=True)
             self.held += 1
+            self.counts.add(client, 1)
             name = os.path.join(self.inner_dir, f"c{next(_names)}")
             task = asyncio.get_running_loop().create_task(
                 account.serve(
@@ -209,6 +222,15 @@ class FrontDoor:
             )
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
+
+    def _room_for(self, newcomer: str) -> Link | None:
+        """The connection to cut for ``newcomer``'s at the cap: the newest of the client
+        holding most, if it holds more than one above the newcomer's client."""
+        holder = self.counts.top()
+        if holder is None or self.counts.held(holder) <= self.counts.held(newcomer) + 1:
+            return None
+        account = self.accounts.get(holder)
+        return account.newest() if account is not None else None  # None: all being made
 
     def _account(self, client: str) -> Account | None:
         """The client's account; None while it is barred."""
@@ -264,6 +286,7 @@ class FrontDoor:
         loop = asyncio.get_running_loop()
         loop.call_later(CLOSE_GRACE_SECONDS + 1.0, FORWARDED.pop, f"unix:{name}", None)
         self.held -= 1
+        self.counts.add(client, -1)
         if not self._closed:
             self._accept(True)
             self._forget_later(client)
@@ -314,3 +337,35 @@ def _bound_socket(family: int, address: tuple[Any, ...], v6_only: bool) -> socke
         listener.close()
         raise
     return listener
+
+
+class HeldCounts:
+    """How many connections each client holds, and one of those holding most (the last
+    to reach that count), each in constant time."""
+
+    def __init__(self) -> None:
+        self._held: dict[str, int] = {}
+        self._by_count: dict[int, dict[str, None]] = {}
+        self.most = 0
+
+    def held(self, client: str) -> int:
+        return self._held.get(client, 0)
+
+    def add(self, client: str, step: int) -> None:
+        was = self._held.get(client, 0)
+        now = was + step
+        if was:
+            del self._by_count[was][client]
+        if now:
+            self._held[client] = now
+            self._by_count.setdefault(now, {})[client] = None
+        else:
+            self._held.pop(client, None)
+        self.most = max(self.most, now)
+        while self.most and not self._by_count.get(self.most):
+            self.most -= 1
+
+    def top(self) -> str | None:
+        """A client holding most (the last to get there), or None when none holds any."""
+        holders = self._by_count.get(self.most)
+        return next(reversed(holders)) if holders else None

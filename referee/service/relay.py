@@ -192,7 +192,7 @@ class Account:
         self.sent_bytes = 0  # passed on to the server
         self.charged_bytes = 0  # taken from the budget
         self.paced_reads = 0  # reads after which the relay waited to read again
-        self.links: set[Link] = set()
+        self.links: dict[Link, None] = {}  # in the order they were made
         self.closing: set[Link] = set()  # closed gracefully, within their grace
         self.pending = 0  # accepted, not yet served
         self._paced = False  # its connections wait for the pace of reads
@@ -200,6 +200,10 @@ class Account:
     @property
     def connections(self) -> int:
         return len(self.links)
+
+    def newest(self) -> Link | None:
+        """The link made last of those open."""
+        return next(reversed(self.links), None)
 
     def admit(self) -> bool:
         """Whether a new connection of the client's may be served (counted as pending
@@ -251,7 +255,7 @@ class Account:
         if self.closed or self.over is not None or side.lost:
             link.close(abort=True)
             return
-        self.links.add(link)
+        self.links[link] = None
         if self._paced:
             link.pause("pace")
         try:
@@ -359,7 +363,7 @@ class Link:
                 self._cut()
             return
         self.closed = True
-        self.account.links.discard(self)
+        self.account.links.pop(self, None)
         if abort:
             self._cut()
         else:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from referee.service.errors import RefereeError
-from referee.service.front_door import FrontDoor
+from referee.service.front_door import FrontDoor, HeldCounts
 from referee.service.peers import FORWARDED, peer_address
 from referee.service.relay import CLOSE_GRACE_SECONDS, Budget
 from tests.relaying import Echo, closed_by_relay, run, until
@@ -197,3 +197,40 @@ def test_every_address_of_a_host_is_listened_on(tmp_path: Path) -> None:
             front.close()
 
     run(test)
+
+
+def test_at_the_cap_the_client_holding_most_makes_room_for_another(tmp_path: Path) -> None:
+    """Clients from a few addresses holding every place (calls begun and never finished
+    keep connections from idling out) kept every other client out. At the cap, the client
+    holding most gives up its newest connection for a client holding fewer; among
+    clients holding one each, a newcomer waits its turn (the previous test)."""
+
+    async def test() -> None:
+        async with door(tmp_path, Echo(), max_connections=4) as (front, port):
+            hog = [await connect_from("127.0.0.2", port) for _ in range(4)]
+            assert all([await echoed(*conn) for conn in hog])
+            newcomer = await connect_from("127.0.0.3", port)
+            assert await echoed(*newcomer)
+            assert await closed_by_relay(hog[-1][0])  # its newest
+            assert all([await echoed(*conn) for conn in hog[:-1]])
+            assert front.held == 4 and front.counts.held("ipv4:127.0.0.2") == 3
+            another = await connect_from("127.0.0.2", port)  # the hog cannot take it back
+            assert await closed_by_relay(another[0])
+            assert front.counts.held("ipv4:127.0.0.2") == 3
+
+    run(test)
+
+
+def test_held_counts_know_who_holds_most() -> None:
+    counts = HeldCounts()
+    for client, step in [("a", 1), ("b", 1), ("a", 1), ("b", 1), ("c", 1)]:
+        counts.add(client, step)
+    assert counts.most == 2 and counts.top() == "b"  # the last to reach 2
+    counts.add("b", -1)
+    assert counts.top() == "a" and counts.held("b") == 1
+    counts.add("a", -1)
+    counts.add("a", -1)
+    assert counts.most == 1 and counts.held("a") == 0 and counts.top() in ("b", "c")
+    for client in ("b", "c"):
+        counts.add(client, -1)
+    assert counts.most == 0 and counts.top() is None
