@@ -41,7 +41,8 @@ class BotRelay:
     """One bot's Unix socket, ``socket_path``, relayed to the referee's, ``target_path``.
     ``start`` makes the socket; ``serve`` begins taking connections, once it is known
     whose processes to serve (``admits``) and whom to tell (``on_limit``, once, with why
-    the bot went over a limit; the reason stays in ``over``)."""
+    the bot went over a limit; the reason stays in ``account.over``). What the bot holds
+    and has sent is counted in ``account``."""
 
     def __init__(
         self,
@@ -83,26 +84,6 @@ class BotRelay:
         """Take connections from now on: those queued meanwhile waited in the kernel."""
         self.admits, self.on_limit = admits, on_limit
         self._listen()
-
-    @property
-    def over(self) -> str | None:
-        return self.account.over
-
-    @property
-    def connections(self) -> int:
-        return self.account.connections
-
-    @property
-    def sent_bytes(self) -> int:
-        return self.account.sent_bytes
-
-    @property
-    def charged_bytes(self) -> int:
-        return self.account.charged_bytes
-
-    @property
-    def paced_reads(self) -> int:
-        return self.account.paced_reads
 
     def cut_orphans(self) -> int:
         """Close every connection whose maker has exited; how many were."""

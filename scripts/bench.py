@@ -65,9 +65,11 @@ WARM_UP_LIMIT = 120.0  # seconds for bot processes to start before the bench giv
 # ---- 1. bare ping-pong -------------------------------------------------------------
 
 
-def _ping_server(address: str, ready: mp.synchronize.Event, front_door: bool = False) -> None:
-    """The echo server; with ``front_door``, its TCP ``address`` is a FrontDoor's, relaying
-    to the server's Unix socket as start_server does (referee/service/front_door.py)."""
+def _ping_server(address: str, ready: mp.synchronize.Event, door_folder: str = "") -> None:
+    """The echo server; with ``door_folder``, its TCP ``address`` is a FrontDoor's,
+    relaying to the server's Unix socket in that folder as start_server does
+    (referee/service/front_door.py). The folder is the caller's to remove: this process
+    is terminated."""
     from referee.service.front_door import FrontDoor
 
     async def pong(requests, context):  # type: ignore[no-untyped-def]
@@ -80,16 +82,14 @@ def _ping_server(address: str, ready: mp.synchronize.Event, front_door: bool = F
             "bench.Ping", {"Pong": grpc.stream_stream_rpc_method_handler(pong)}
         )
         server.add_generic_rpc_handlers((handler,))
-        if front_door:
-            inner_dir = tempfile.mkdtemp(prefix="bench-door-")
-            inner = os.path.join(inner_dir, "grpc.sock")
-            server.add_insecure_port(f"unix:{inner}")
-            door = FrontDoor(inner, inner_dir, 1 << 16)
+        if door_folder:
+            door = FrontDoor(1 << 16, door_folder)
+            server.add_insecure_port(f"unix:{door.inner_path}")
             door.bind(address)
         else:
             server.add_insecure_port(address)
         await server.start()
-        if front_door:
+        if door_folder:
             door.start()
         ready.set()
         await server.wait_for_termination()
@@ -144,7 +144,8 @@ def ping_pong(
     # a child forked while gRPC's threads run can hang in gRPC (it did, at round 2).
     spawn = mp.get_context("spawn")
     ready = spawn.Event()
-    server = spawn.Process(target=_ping_server, args=(address, ready, front_door), daemon=True)
+    door_folder = tmp if front_door else ""
+    server = spawn.Process(target=_ping_server, args=(address, ready, door_folder), daemon=True)
     server.start()
     if not ready.wait(30):
         server.kill()

@@ -1,7 +1,7 @@
 """A server's TCP ports, in front of gRPC: each remote client's connections counted.
 
 ``start_server`` listens on TCP addresses here, not in gRPC, and gRPC on a Unix socket in
-a folder private to this process's user. Each connection is passed on there by the relay
+a folder the door makes, private to this process's user, and removes when it closes. Each connection is passed on there by the relay
 of referee/service/relay.py, in an ``Account`` per client, a client being an address as
 ``peers.client_group`` counts it (an IPv6 client by its /64): at most
 CONNECTIONS_PER_CLIENT connections at once (the next is closed, and charged), a budget of
@@ -13,9 +13,9 @@ and every new one refused for BAR_SECONDS; the server logs it once.
 The relay's connection to gRPC is bound to a name of its own in the private folder, which
 gRPC gives as the call's peer ("unix:FOLDER/c17"); ``peers.peer_address`` looks it up in
 ``peers.FORWARDED``, so the per-address caps of the servicer still count the remote
-address. The server accepts at most ``max_connections`` at once in all (each takes three
-descriptors of this process: the client's, the relay's and gRPC's); past them the kernel
-queues the rest.
+address. The server holds at most ``max_connections`` at once in all (each takes three
+descriptors of this process: the client's, the relay's and gRPC's); at that cap, the
+client holding most gives up its newest connection to one holding fewer (``_take``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,9 @@ import functools
 import itertools
 import logging
 import os
+import shutil
 import socket
+import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
@@ -51,9 +53,10 @@ BAR_SECONDS = 30.0
 # of a bot is up to 50 MiB), so each counts as a 16th: 128 MiB at once, 16 MiB a second.
 # Calls: 512 at once, 64 a second. Frames, 64 bytes each: 16,384 a second, where a bot
 # sends one or two a decision (not counting them, 16 MiB a second of empty SETTINGS
-# frames would be 1.9 million a second for gRPC to parse and acknowledge). Reads: one address may carry many bots, each needing
-# about one read a decision; a read costs the relay about 15 microseconds of CPU
-# (`scripts/bench --front-door`), so the pace costs at most a 13th of a core an address.
+# frames would be 1.9 million a second for gRPC to parse and acknowledge). Reads: one
+# address may carry many bots, each needing about one read a decision; a read costs the
+# relay about 15 microseconds of CPU (half the 29 more a round trip took through the door
+# in `scripts/bench --front-door`), so the pace costs at most a 13th of a core an address.
 CLIENT_BUDGET = Budget(
     burst_bytes=8 << 20,
     bytes_per_second=1 << 20,
@@ -67,28 +70,29 @@ _NO_IPV6 = (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT)
 
 
 class FrontDoor:
-    """TCP listening sockets whose connections are relayed to ``inner_path``, a Unix
-    socket in ``inner_dir`` (where the relay's own ends are named too)."""
+    """TCP listening sockets whose connections are relayed to ``inner_path``, the Unix
+    socket the server is to listen on, in ``inner_dir`` (where the relay's own ends are
+    named too): ``folder`` if given, else a private temporary folder of its own, removed
+    by ``close``."""
 
     def __init__(
         self,
-        inner_path: str,
-        inner_dir: str,
         max_connections: int,
+        folder: str | None = None,
         budget: Budget = CLIENT_BUDGET,
         per_client: int = CONNECTIONS_PER_CLIENT,
         bar_seconds: float = BAR_SECONDS,
     ) -> None:
-        self.inner_path = inner_path
-        self.inner_dir = inner_dir
+        self._own_folder = folder is None
+        self.inner_dir = tempfile.mkdtemp(prefix="referee-") if folder is None else folder
+        self.inner_path = os.path.join(self.inner_dir, "grpc.sock")
         self.max_connections = max(1, max_connections)
         self.budget = budget
         self.per_client = per_client
         self.bar_seconds = bar_seconds
         self.accounts: dict[str, Account] = {}
         self.barred: dict[str, float] = {}  # client -> when it may connect again
-        self.held = 0  # connections accepted and not yet closed, in all
-        self.counts = HeldCounts()  # the same, per client
+        self.counts = HeldCounts()  # connections accepted and not yet closed, per client
         self._listeners: list[socket.socket] = []
         self._accepting = False
         self._forgetting: set[str] = set()
@@ -142,6 +146,11 @@ class FrontDoor:
     def listeners(self) -> tuple[socket.socket, ...]:
         return tuple(self._listeners)
 
+    @property
+    def held(self) -> int:
+        """Connections accepted and not yet closed, in all."""
+        return self.counts.total
+
     def start(self) -> None:
         """Take connections from now on."""
         self._accept(True)
@@ -152,7 +161,7 @@ class FrontDoor:
         self._accept(False)
 
     def close(self) -> None:
-        """Stop listening and close every connection."""
+        """Stop listening and close every connection; its own folder goes too."""
         self._closed = True
         self._accept(False)
         for listener in self._listeners:
@@ -165,6 +174,8 @@ class FrontDoor:
         ours = f"unix:{self.inner_dir}/"
         for name in [name for name in FORWARDED if name.startswith(ours)]:
             del FORWARDED[name]
+        if self._own_folder:
+            shutil.rmtree(self.inner_dir, ignore_errors=True)
 
     def _accept(self, on: bool) -> None:
         """Whether the listeners are read; off at the cap of connections, and for good
@@ -209,7 +220,6 @@ class FrontDoor:
                 continue
             if room is not None:
                 room.close(abort=True)
-            self.held += 1
             self.counts.add(client, 1)
             name = os.path.join(self.inner_dir, f"c{next(_names)}")
             task = asyncio.get_running_loop().create_task(
@@ -285,7 +295,6 @@ class FrontDoor:
         # link has, then it is cut): they must count as the client's, not as "unix".
         loop = asyncio.get_running_loop()
         loop.call_later(CLOSE_GRACE_SECONDS + 1.0, FORWARDED.pop, f"unix:{name}", None)
-        self.held -= 1
         self.counts.add(client, -1)
         if not self._closed:
             self._accept(True)
@@ -340,13 +349,14 @@ def _bound_socket(family: int, address: tuple[Any, ...], v6_only: bool) -> socke
 
 
 class HeldCounts:
-    """How many connections each client holds, and one of those holding most (the last
-    to reach that count), each in constant time."""
+    """How many connections each client holds, their total, and one of those holding
+    most (the last to reach that count), each in constant time."""
 
     def __init__(self) -> None:
         self._held: dict[str, int] = {}
         self._by_count: dict[int, dict[str, None]] = {}
         self.most = 0
+        self.total = 0
 
     def held(self, client: str) -> int:
         return self._held.get(client, 0)
@@ -354,6 +364,7 @@ class HeldCounts:
     def add(self, client: str, step: int) -> None:
         was = self._held.get(client, 0)
         now = was + step
+        self.total += step
         if was:
             del self._by_count[was][client]
         if now:

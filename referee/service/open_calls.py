@@ -26,13 +26,13 @@ OPEN_CALLS_PER_PEER = 16
 # an address send. A tool such as grpcurl asks a handful.
 REQUESTS_PER_SECOND = 20
 REQUEST_BURST = 100
+MAX_PACED_ADDRESSES = 1024  # past it, the buckets of addresses at rest are forgotten
 if TYPE_CHECKING:  # generic in grpc-stubs only
     Context = grpc.aio.ServicerContext[Any, Any]
     Handler = grpc.RpcMethodHandler[Any, Any]
     Interceptor = grpc.aio.ServerInterceptor[Any, Any]
 else:
     Interceptor = grpc.aio.ServerInterceptor
-MAX_PACED_ADDRESSES = 1024  # past it, the buckets of addresses at rest are forgotten
 CAPPED_METHODS = frozenset(
     {
         "/grpc.health.v1.Health/Watch",

@@ -12,9 +12,9 @@ an ``Account``:
 - what they cost the server comes out of a budget (``Budget``), refilled at a steady
   rate. Bytes alone do not measure the cost (a call costs the servicer far more than its
   bytes), so each connection, each call opened (an HTTP/2 HEADERS frame, read from the
-  9-byte frame headers as they pass: ``FrameCounter``) and each CONTINUATION frame
-  counts as many bytes. A client that empties the budget is over its limit: nothing more
-  it sends is passed on, and its connections are closed;
+  9-byte frame headers as they pass: ``FrameCounter``), each CONTINUATION frame and each
+  frame at all counts as many bytes. A client that empties the budget is over its limit:
+  nothing more it sends is passed on, and its connections are closed;
 - reads are paced, over all of a client's connections together: past
   ``Budget.reads_per_second`` its connections are not read until READS_PER_RESUME reads
   are allowed again (what it sent meanwhile waits in the kernel and comes in one read).
@@ -23,7 +23,8 @@ an ``Account``:
 
 What reaches the client is passed on as the server sends it; a client that stops
 reading holds up its own connections only (each direction pauses when the other's
-buffer is full).
+buffer is full). A connection whose client is gone is cut at once; one closed in order
+by either end is cut CLOSE_GRACE_SECONDS later, whatever it still holds.
 """
 
 from __future__ import annotations

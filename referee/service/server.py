@@ -5,10 +5,7 @@ and server reflection (so grpcurl and other tools can list and call the service)
 from __future__ import annotations
 
 import contextlib
-import os
 import resource
-import shutil
-import tempfile
 import weakref
 from collections.abc import Callable, Sequence
 
@@ -100,15 +97,12 @@ async def start_server(
                 bound.append(address)
                 continue
             if door is None:  # TCP clients come through it (front_door.py)
-                inner_dir = tempfile.mkdtemp(prefix="referee-")
-                inner = os.path.join(inner_dir, "grpc.sock")
-                _listen(server, f"unix:{inner}")
-                door = FrontDoor(inner, inner_dir, connection_cap() // 3)
+                door = FrontDoor(connection_cap() // 3)
+                _listen(server, f"unix:{door.inner_path}")
             bound.append(door.bind(address))
     except BaseException:
         if door is not None:
             door.close()
-            shutil.rmtree(door.inner_dir, ignore_errors=True)
         raise
     await server.start()
     if door is not None:
@@ -124,7 +118,6 @@ async def start_server(
         await stop(grace)
         if door is not None:
             door.close()
-            shutil.rmtree(door.inner_dir, ignore_errors=True)
 
     server.stop = stop_serving  # type: ignore[method-assign]
     _BOUND[server] = bound

@@ -60,10 +60,10 @@ def test_bytes_pass_both_ways_and_are_counted(tmp_path: Path) -> None:
             message = os.urandom(300_000)
             writer.write(message)
             assert await reader.readexactly(len(message)) == message
-            assert relay.connections == 1 and relay.sent_bytes == len(message)
+            assert relay.account.connections == 1 and relay.account.sent_bytes == len(message)
             assert echo.received == len(message) and told == []
             writer.close()
-            await until(lambda: relay.connections == 0)
+            await until(lambda: relay.account.connections == 0)
 
     run(test)
 
@@ -83,7 +83,7 @@ def test_the_connection_past_the_limit_stops_the_bot_and_closes_them_all(tmp_pat
             ]
             for reader, _ in held:
                 assert await closed_by_relay(reader)
-            assert relay.connections == 0
+            assert relay.account.connections == 0
             with pytest.raises(OSError):  # once over, its socket is gone: the kernel refuses
                 await connect(relay)
             assert len(told) == 1  # told once
@@ -106,7 +106,7 @@ def test_a_bot_past_its_byte_budget_is_stopped_and_no_more_is_passed_on(tmp_path
                 "refilled at 0.00953674 MiB a second; 0.1 MiB passed on, each call it opens "
                 "counting as 0 KiB)"
             ], told
-            assert echo.received <= 100_000 and relay.sent_bytes == echo.received
+            assert echo.received <= 100_000 and relay.account.sent_bytes == echo.received
             with pytest.raises(OSError):  # its socket is gone: the kernel refuses
                 await connect(relay)
 
@@ -187,7 +187,7 @@ def test_frames_calls_and_continuation_frames_cost_more_than_their_bytes(
                 await writer.drain()
                 await asyncio.sleep(0.005)
             await reader.readexactly(len(stream))
-            assert relay.charged_bytes == 1000 + len(stream) + 4 * 7 + 100_000 + 2 * 10_000
+            assert relay.account.charged_bytes == 1000 + len(stream) + 4 * 7 + 100_000 + 2 * 10_000
             assert told == []
 
     run(test)
@@ -200,7 +200,9 @@ def test_connections_from_other_processes_are_refused_and_cost_the_bot_nothing(
         async with relayed(tmp_path, Echo(), admits=lambda pid: False) as (relay, told):
             reader, _ = await connect(relay)
             assert await closed_by_relay(reader)
-            assert relay.charged_bytes == 0 and relay.connections == 0 and told == []
+            assert (
+                relay.account.charged_bytes == 0 and relay.account.connections == 0 and told == []
+            )
 
     run(test)
 
@@ -236,7 +238,7 @@ def test_reads_are_paced_and_lose_nothing(tmp_path: Path) -> None:
         budget = replace(BYTES_ONLY, read_burst=2, reads_per_second=5)
         async with relayed(tmp_path, Echo(), budget) as (relay, told):
             pairs = [await connect(relay) for _ in range(3)]
-            await until(lambda: relay.connections == 3)
+            await until(lambda: relay.account.connections == 3)
             for k in range(30):
                 writer = pairs[k % 3][1]
                 writer.write(bytes([k]))
@@ -244,7 +246,7 @@ def test_reads_are_paced_and_lose_nothing(tmp_path: Path) -> None:
                 await asyncio.sleep(0.01)
             for k, (reader, _) in enumerate(pairs):
                 assert await reader.readexactly(10) == bytes(range(k, 30, 3))
-            assert relay.paced_reads >= 1 and told == []
+            assert relay.account.paced_reads >= 1 and told == []
 
     run(test)
 
@@ -274,13 +276,13 @@ def test_a_connection_whose_maker_exited_is_cut(tmp_path: Path) -> None:
             _, ancillary, _, _ = ours.recvmsg(1, socket.CMSG_LEN(fds.itemsize))
             fds.frombytes(ancillary[0][2][: fds.itemsize])
             handed = socket.socket(fileno=fds[0])
-            await until(lambda: relay.connections == 2)
+            await until(lambda: relay.account.connections == 2)
             assert relay.cut_orphans() == 1
             handed.settimeout(5)
             assert await asyncio.to_thread(handed.recv, 1) == b""  # cut
             own_writer.write(b"still")
             assert await own_reader.readexactly(5) == b"still"
-            assert relay.connections == 1 and told == []
+            assert relay.account.connections == 1 and told == []
             for sock in (handed, ours, theirs):
                 sock.close()
 
@@ -350,11 +352,11 @@ def test_a_bot_that_stops_reading_leaves_nothing_open(tmp_path: Path, how: str) 
                 except BlockingIOError:
                     await asyncio.sleep(0.1)
                     stalled += 0.1
-            assert echo.open == 1 and relay.connections == 1
+            assert echo.open == 1 and relay.account.connections == 1
             if how == "closes":
                 sock.close()
                 await until(lambda: echo.open == 0, CLOSE_GRACE_SECONDS + 5)
-                assert relay.connections == 0 and not relay.account.closing
+                assert relay.account.connections == 0 and not relay.account.closing
             assert told == []
         await until(lambda: echo.open == 0)
         sock.close()

@@ -34,9 +34,8 @@ async def door(
     bar_seconds: float = 30.0,
 ) -> AsyncIterator[tuple[FrontDoor, int]]:
     """A front door on a free loopback port before ``echo``; yields it and its port."""
-    inner = str(tmp_path / "inner.sock")
-    server = await asyncio.start_unix_server(echo.handle, inner)
-    front = FrontDoor(inner, str(tmp_path), max_connections, budget, per_client, bar_seconds)
+    front = FrontDoor(max_connections, str(tmp_path), budget, per_client, bar_seconds)
+    server = await asyncio.start_unix_server(echo.handle, front.inner_path)
     port = int(front.bind("127.0.0.1:0").rsplit(":", 1)[1])
     front.start()
     try:
@@ -150,7 +149,7 @@ def test_a_busy_port_is_a_one_line_error(tmp_path: Path) -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        front = FrontDoor(str(tmp_path / "inner.sock"), str(tmp_path), 4)
+        front = FrontDoor(4, str(tmp_path))
         with pytest.raises(RefereeError, match=rf"^cannot listen on 127.0.0.1:{port}: "):
             front.bind(f"127.0.0.1:{port}")
         with pytest.raises(RefereeError, match="not a valid address"):
@@ -186,7 +185,7 @@ def test_every_address_of_a_host_is_listened_on(tmp_path: Path) -> None:
     has IPv6), on one port, as gRPC listens."""
 
     async def test() -> None:
-        front = FrontDoor(str(tmp_path / "inner.sock"), str(tmp_path), 4)
+        front = FrontDoor(4, str(tmp_path))
         try:
             bound = front.bind(":0")
             port = int(bound.rsplit(":", 1)[1])
@@ -234,3 +233,12 @@ def test_held_counts_know_who_holds_most() -> None:
     for client in ("b", "c"):
         counts.add(client, -1)
     assert counts.most == 0 and counts.top() is None
+
+
+def test_a_door_makes_its_own_private_folder_and_removes_it() -> None:
+    front = FrontDoor(4)
+    folder = Path(front.inner_dir)
+    assert folder.is_dir() and folder.stat().st_mode & 0o777 == 0o700
+    assert Path(front.inner_path).parent == folder
+    front.close()
+    assert not folder.exists()
