@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -154,17 +153,25 @@ def survivors(marker: str) -> list[int]:
     return found
 
 
-def _default_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+# Runs the command after it with SIGINT at its default, as a terminal gives it: a shell's
+# background job (as the test run may be) ignores SIGINT, and its children inherit that.
+# A command, not a preexec_fn, which would make Python fork rather than vfork, and a fork
+# of a process whose gRPC is active can die before it execs (docs/architecture.md).
+WITH_DEFAULT_SIGINT = (
+    PY,
+    "-c",
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.argv[1], sys.argv[1:])",
+)
 
 
 def start_tournament(db: Path, sandbox: str, env: dict[str, str]) -> subprocess.Popen[str]:
-    """Two rounds of bots "linger" and "random" in the background, one match at a time.
-    SIGINT as a terminal gives it: a shell's background job (as the test run may be)
-    ignores SIGINT, and its children inherit that."""
+    """Two rounds of bots "linger" and "random" in the background, one match at a time,
+    with SIGINT at its default (WITH_DEFAULT_SIGINT)."""
     return subprocess.Popen(
         [
             *dies_with_tests(),
+            *WITH_DEFAULT_SIGINT,
             *(PY, "-m", "arena.cli", "tournament", "run", "--game", "gin_rummy"),
             *("--bots", "linger,random", "--rules", "max_hands=1", "--rounds", "2"),
             *("--concurrency", "1", "--sandbox", sandbox),
@@ -174,7 +181,6 @@ def start_tournament(db: Path, sandbox: str, env: dict[str, str]) -> subprocess.
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=_default_sigint,
     )
 
 
