@@ -164,10 +164,14 @@ def observation_message(game: str, view: Any) -> referee_pb2.Observation:
 
 def to_jsonable(value: Any) -> Any:
     """A view (or any value inside one) as plain JSON data: cards become their codes."""
-    if isinstance(value, Card):
+    kind: Any = type(value)  # (mypy takes no type[Any] as Hashable for the cache)
+    if kind in _JSON_SCALARS:  # exact types: an IntEnum is an Enum here, not an int
+        return value
+    if kind is Card:
         return value.code
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {name: to_jsonable(getattr(value, name)) for name in _field_names(type(value))}
+    names = _dataclass_field_names(kind)
+    if names is not None:
+        return {name: to_jsonable(getattr(value, name)) for name in names}
     if isinstance(value, (tuple, list)):
         return [to_jsonable(v) for v in value]
     if isinstance(value, frozenset):
@@ -175,3 +179,17 @@ def to_jsonable(value: Any) -> Any:
     if isinstance(value, Enum):
         return value.value
     return value
+
+
+# Replays and pages turn every view of a match into JSON: the common types are told apart
+# by their exact type first (a view is thousands of values, and dataclasses.is_dataclass
+# on each was most of the cost).
+_JSON_SCALARS = frozenset({int, str, bool, float, type(None)})
+
+
+@cache
+def _dataclass_field_names(kind: type[Any]) -> tuple[str, ...] | None:
+    """The field names of a dataclass type (not of a dataclass's class object), else None."""
+    if dataclasses.is_dataclass(kind) and not issubclass(kind, type):
+        return _field_names(kind)
+    return None

@@ -10,11 +10,14 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
 import pytest
+
+from arena.store import Store
+from referee.replay import Replay, parse_replay
 
 ROOT = Path(__file__).resolve().parents[1]
 ADMIN_TOKEN = "sesame"
@@ -107,11 +110,33 @@ def arena(
     return done
 
 
+def register_bot(
+    db: Path, name: str, *command: str, games: Sequence[str] = ("*",), cwd: Path = ROOT
+) -> None:
+    """Store bot ``name``, run as ``command`` from ``cwd``, as `arena bots add` does, in
+    this process: tests of that command run it (tests/arena/test_cli.py); the others only
+    need the bot, and an `arena` process costs half a second of CPU to start."""
+    store = Store(db)
+    try:
+        store.add_entrant(name, games, command, str(cwd.resolve()))
+    finally:
+        store.close()
+
+
+def stored_replays(db: Path) -> list[tuple[dict[str, Any], Replay]]:
+    """Every stored match, by id: its row (as `arena matches list --json` prints it) and its
+    replay (as `arena replay export` writes it), read in this process."""
+    store = Store(db)
+    try:
+        matches = sorted(store.matches(), key=lambda m: str(m["id"]))
+        return [(m, parse_replay(store.replay_text(m["id"]))) for m in matches]
+    finally:
+        store.close()
+
+
 def add_sample_bot(db: Path, name: str, module: str = "random_bot", game: str = "*") -> None:
     """Register sample_bots/``module`` as bot ``name`` for ``game``."""
-    arena(
-        db, "bots", "add", name, "--game", game, "--", sys.executable, "-m", f"sample_bots.{module}"
-    )
+    register_bot(db, name, sys.executable, "-m", f"sample_bots.{module}", games=(game,))
 
 
 def sample_tournament(

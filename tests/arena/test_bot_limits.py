@@ -17,14 +17,14 @@ import pytest
 
 from arena.bots import OPEN_FILES_PER_PROCESS, descriptors, with_open_files_limit
 from referee.replay import parse_replay
-from tests.conftest import arena
+from tests.conftest import arena, register_bot, stored_replays
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
 
 
 def add(db: Path, name: str, *command: str) -> None:
-    arena(db, "bots", "add", name, "--game", "gin_rummy", "--", *command)
+    register_bot(db, name, *command, games=("gin_rummy",))
 
 
 def misbehaving(mode: str, n: int = 2) -> list[str]:
@@ -113,8 +113,7 @@ def test_stderr_is_kept_per_match_within_the_output_limit(tmp_path: Path) -> Non
     out = _tournament(db, "--bot-output-kb", "1", "--concurrency", "1")
     assert out["played"] == 4
     first_turns: list[int] = []
-    for match in json.loads(arena(db, "matches", "list", "--json").stdout):
-        replay = parse_replay(arena(db, "replay", "export", match["id"]).stdout)
+    for match, replay in stored_replays(db):
         logs = [line for line in replay.lines if line["type"] == "stderr"]
         seat = match["entrants"].index("bad")
         assert [log["seat"] for log in logs] == [seat]

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, arena, dies_with_tests
+from tests.conftest import ROOT, arena, dies_with_tests, register_bot
 
 pytest.importorskip("distributed", reason="needs card-arena[dask]")
 
@@ -36,7 +36,7 @@ RUN = [
 def prepare(db: Path, tmp_path: Path) -> None:
     """Two plain random bots and one submitted bot (a random bot in its own folder)."""
     for name in ("a", "b"):
-        arena(db, "bots", "add", name, "--game", "gin_rummy", "--", *BOT)
+        register_bot(db, name, *BOT, games=("gin_rummy",))
     folder = tmp_path / "subbot"
     if not folder.exists():
         folder.mkdir()

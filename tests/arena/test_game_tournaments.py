@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from referee.game import game_names
-from tests.conftest import arena, sample_tournament
+from tests.conftest import add_sample_bot, arena, register_bot, sample_tournament
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
@@ -160,12 +160,9 @@ def test_a_bot_that_crashes_at_once_ranks_last_in_solitaire(tmp_path: Path) -> N
     # Its one-seat matches stop on 0 strokes, better than any hole played: ranked by that
     # score it was rated the best bot, with a win per deal and a mean score of 0.
     db = tmp_path / "arena.db"
-    arena(db, "bots", "add", "crash", "--game", "golf_solitaire", "--", PY, "-c", "pass")
+    register_bot(db, "crash", PY, "-c", "pass", games=("golf_solitaire",))
     for name, module in [("greedy", "golf_solitaire_greedy"), ("rand", "random_bot")]:
-        arena(
-            db, "bots", "add", name, "--game", "golf_solitaire", "--", PY, "-m",
-            f"sample_bots.{module}",
-        )  # fmt: skip
+        add_sample_bot(db, name, module, "golf_solitaire")
     done = arena(
         db, "tournament", "run", "--game", "golf_solitaire", "--bots", "crash,greedy,rand",
         "--rounds", "2", "--rules", "holes=2", "--json",

@@ -27,7 +27,7 @@ from referee.replay import (
     read_replay_file,
     simulate,
 )
-from tests.conftest import ROOT, arena
+from tests.conftest import ROOT, arena, register_bot
 
 BOT = [sys.executable, "-m", "sample_bots.random_bot"]
 COMMANDS = ("verify", "show", "html")
@@ -73,7 +73,7 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """A database with two finished gin rummy matches, and the first one's replay."""
     db = tmp_path_factory.mktemp("replays") / "a.db"
     for name in ("a", "b"):
-        arena(db, "bots", "add", name, "--game", "*", "--", *BOT)
+        register_bot(db, name, *BOT)
     arena(db, "tournament", "run", "--game", "gin_rummy", "--bots", "a,b", "--rules", "max_hands=1")
     return db, arena(db, "replay", "export", "t1-00000").stdout
 

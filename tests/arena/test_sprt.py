@@ -17,14 +17,14 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import arena, dies_with_tests
+from tests.conftest import arena, dies_with_tests, register_bot
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
 
 
 def register(db: Path, name: str, module: str, game: str = "*") -> None:
-    arena(db, "bots", "add", name, "--game", game, "--", PY, "-m", f"sample_bots.{module}")
+    register_bot(db, name, PY, "-m", f"sample_bots.{module}", games=(game,))
 
 
 def sprt(db: Path, *args: str) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import arena, dies_with_tests
+from tests.conftest import arena, dies_with_tests, register_bot
 
 ROOT = Path(__file__).resolve().parents[2]
 ARENA = [sys.executable, "-m", "arena.cli"]
@@ -26,7 +26,7 @@ BOT = [sys.executable, "-m", "sample_bots.random_bot"]
 
 def register(db: Path, names: list[str]) -> None:
     for name in names:
-        arena(db, "bots", "add", name, "--game", "gin_rummy", "--", *BOT)
+        register_bot(db, name, *BOT, games=("gin_rummy",))
 
 
 def results(db: Path) -> list[tuple[Any, ...]]:

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import arena
+from tests.conftest import add_sample_bot, arena, register_bot
 
 ROOT = Path(__file__).resolve().parents[2]
 JS_DIR = ROOT / "sample_bots" / "js"
@@ -93,20 +93,9 @@ def gin_tournament(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """One tournament, shared by the tests below: (JS gin, Python gin, Python random) x 2."""
     tmp = tmp_path_factory.mktemp("js-gin")
     db, log = tmp / "arena.db", tmp / "js-processes.log"
-    arena(db, "bots", "add", "js", "--game", "gin_rummy", "--", *js_command("gin", log))
-    arena(
-        db,
-        "bots",
-        "add",
-        "gin_strategy",
-        "--game",
-        "gin_rummy",
-        "--",
-        PY,
-        "-m",
-        "sample_bots.gin_strategy",
-    )
-    arena(db, "bots", "add", "random", "--game", "*", "--", PY, "-m", "sample_bots.random_bot")
+    register_bot(db, "js", *js_command("gin", log), games=("gin_rummy",))
+    add_sample_bot(db, "gin_strategy", "gin_strategy", "gin_rummy")
+    add_sample_bot(db, "random")
     run = arena(
         db,
         "tournament",
@@ -199,7 +188,7 @@ def test_random_js_bot_plays_every_game(tmp_path: Path) -> None:
     assert "gin_rummy" in {game for game, _, _ in plans}
     db, log = tmp_path / "arena.db", tmp_path / "js-processes.log"
     for name in ("js", "js2"):
-        arena(db, "bots", "add", name, "--game", "*", "--", *js_command("random", log))
+        register_bot(db, name, *js_command("random", log))
     for game, seats, rules in plans:
         run = json.loads(
             arena(

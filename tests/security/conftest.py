@@ -18,8 +18,7 @@ import pytest
 
 from arena.sandbox import Launch, Sandbox, SandboxError, resolve, sandbox_env
 from arena.seccomp import DENIED_CALLS, DENIED_FCNTL, DENIED_FLAGS, DENIED_MADVISE
-from referee.replay import parse_replay
-from tests.conftest import dies_with_tests
+from tests.conftest import dies_with_tests, register_bot
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = Path(__file__).resolve().parent / "bots"
@@ -109,12 +108,12 @@ def tournament(db: Path, bots: str, *extra: str, env: dict[str, str] | None = No
 def add_random(db: Path, *names: str) -> None:
     """The random sample bot, registered under each of ``names`` (default "random")."""
     for name in names or ("random",):
-        run_arena(db, "bots", "add", name, "--game", "*", "--", PY, "-m", "sample_bots.random_bot")
+        register_bot(db, name, PY, "-m", "sample_bots.random_bot")
 
 
 def add_gin_bot(db: Path, name: str, *command: str, folder: Path = BOTS) -> None:
     """A gin bot ``name`` run as ``command`` from ``folder`` (default: tests/security/bots)."""
-    run_arena(db, "bots", "add", name, "--game", "gin_rummy", "--cwd", str(folder), "--", *command)
+    register_bot(db, name, *command, games=("gin_rummy",), cwd=folder)
 
 
 def add_escaper(db: Path, name: str, mode: str) -> str:
@@ -123,14 +122,6 @@ def add_escaper(db: Path, name: str, mode: str) -> str:
     marker = f"{mode}-{uuid.uuid4().hex}"
     add_gin_bot(db, name, "python", "escaper.py", mode, marker)
     return marker
-
-
-def replays(db: Path) -> list[Any]:
-    matches = json.loads(run_arena(db, "matches", "list", "--json").stdout)
-    return [
-        (m, parse_replay(run_arena(db, "replay", "export", m["id"]).stdout))
-        for m in sorted(matches, key=lambda m: m["id"])
-    ]
 
 
 def stderr_of(replay: Any, seat: int) -> str:

@@ -28,6 +28,7 @@ import pytest
 from arena import cgroups
 from arena.bots import OPEN_FILES, OPEN_FILES_PER_PROCESS, SOCKETS
 from referee.game import get_game, parse_rules
+from tests.conftest import register_bot, stored_replays
 from tests.security.conftest import (
     BOTS,
     LIMIT_SETTINGS,
@@ -36,8 +37,6 @@ from tests.security.conftest import (
     add_gin_bot,
     add_random,
     needs_bwrap,
-    replays,
-    run_arena,
     start_tournament,
     stderr_of,
     survivors,
@@ -87,7 +86,7 @@ def spy_run(
         reached = False
     listener.close()
     reports = []
-    for match, replay in replays(db):
+    for match, replay in stored_replays(db):
         seat = list(match["entrants"]).index("spy")
         for line in stderr_of(replay, seat).splitlines():
             if line.startswith("SPY "):
@@ -184,7 +183,7 @@ def test_setsid_memory_hog_is_stopped_and_nothing_survives(
         env=env,
     )
     assert summary["played"] == 2
-    for match, replay in replays(db):
+    for match, replay in stored_replays(db):
         seat = list(match["entrants"]).index("hog")
         faults = [line for line in replay.lines if line["type"] == "fault"]
         assert [(f["seat"], f["kind"]) for f in faults] == [(seat, "limit")], faults
@@ -205,7 +204,7 @@ def test_bot_that_exits_leaving_a_child_on_its_stderr_crashes_at_once(
     # 60 s per move: a bot noticed only when its deadline passed would fault "disconnect".
     summary = tournament(db, "leaver,random", "--move-seconds", "60", "--sandbox", sandbox, env=env)
     assert summary["played"] == 2
-    for match, replay in replays(db):
+    for match, replay in stored_replays(db):
         seat = list(match["entrants"]).index("leaver")
         faults = [line for line in replay.lines if line["type"] == "fault"]
         assert [(f["seat"], f["kind"]) for f in faults] == [(seat, "crash")], faults
@@ -225,19 +224,20 @@ def test_bot_holding_connections_to_the_referee_is_stopped_and_the_others_play_o
     summary = tournament(db, "hoarder,r1,r2", "--concurrency", "2", "--sandbox", sandbox, env=env)
     assert summary["status"] == "finished" and summary["played"] == 6, summary
     assert not summary["errors"]
-    for match, replay in replays(db):
+    for match, replay in stored_replays(db):
         faults = [line for line in replay.lines if line["type"] == "fault"]
         if "hoarder" not in match["entrants"]:
             assert faults == []
             continue
         seat = list(match["entrants"]).index("hoarder")
-        assert [(f["seat"], f["kind"]) for f in faults] == [(seat, "limit")], faults
+        said = stderr_of(replay, seat)
+        assert [(f["seat"], f["kind"]) for f in faults] == [(seat, "limit")], (faults, said)
         reason = faults[0]["reason"]
         assert re.search(
             rf"held (\d+) (sockets \(connections\)|connections to the referee), over the {SOCKETS} a",
             reason,
         ) or (f"over the {OPEN_FILES} a bot may hold" in reason), reason
-        held = re.search(r"HELD (\d+), stopped by (.*)", stderr_of(replay, seat))
+        held = re.search(r"HELD (\d+), stopped by (.*)", said)
         if held is not None:  # it may be stopped before it says: one process gets no more
             # than its open files; its relay refuses it once its queue is full, and once
             # the relay has stopped it, its socket is gone
@@ -256,7 +256,7 @@ def test_bot_writing_its_tmp_full_holds_no_more_than_its_memory_limit(tmp_path: 
     add_random(db)
     summary = tournament(db, "filler,random", "--bot-memory-mb", "200", "--move-seconds", "30")
     assert summary["played"] == 2
-    for match, replay in replays(db):
+    for match, replay in stored_replays(db):
         seat = list(match["entrants"]).index("filler")
         faults = [(f["seat"], f["kind"]) for f in replay.lines if f["type"] == "fault"]
         report = [
@@ -293,13 +293,11 @@ def test_bot_computing_between_its_matches_is_stopped(tmp_path: Path, sandbox: s
     slow.mkdir()
     (slow / "slow.py").write_text(SLOW_BOT)
     marker = add_escaper(db, "spinner", "spin")
-    run_arena(
-        db, "bots", "add", "slow", "--game", "*", "--cwd", str(slow), "--", "python", "slow.py"
-    )
+    register_bot(db, "slow", "python", "slow.py", cwd=slow)
     add_random(db)
     summary = tournament(db, "spinner,slow,random", "--concurrency", "1", "--sandbox", sandbox)
     assert summary["played"] == 6  # each pair on one deal, in both seat orders
-    played = replays(db)
+    played = stored_replays(db)
     stopped = []
     for match, replay in played:
         if "spinner" in match["entrants"]:
@@ -325,7 +323,7 @@ def test_a_stderr_flood_is_drained_slowly_past_the_limit(tmp_path: Path) -> None
     elapsed = time.monotonic() - started
     assert summary["played"] == 4
     logs = []
-    for match, replay in replays(db):
+    for match, replay in stored_replays(db):
         assert [x for x in replay.lines if x["type"] == "fault"] == [], match["id"]
         seat = list(match["entrants"]).index("shouter")
         # A short match may see none of it: read 64 KiB per 0.1 s, the flood's pieces
@@ -427,7 +425,7 @@ def test_a_bot_thinking_on_its_opponents_turn_yields_the_cpu_to_it(tmp_path: Pat
     finally:
         os.sched_setaffinity(0, cores)
     assert summary["played"] == 2 and not summary["errors"], summary
-    match, replay = replays(db)[0]
+    match, replay = stored_replays(db)[0]
     seat = list(match["entrants"]).index("ponder")
     samples = [
         (float(cpu), float(wall))

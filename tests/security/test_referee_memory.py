@@ -34,7 +34,7 @@ from arena.schedule import MatchPlan
 from arena.store import Entrant
 from referee.matchspec import MatchConfig
 from referee.replay import parse_replay
-from tests.conftest import dies_with_tests
+from tests.conftest import dies_with_tests, stored_replays
 from tests.security.conftest import (
     BOTS,
     PY,
@@ -42,7 +42,6 @@ from tests.security.conftest import (
     add_gin_bot,
     add_random,
     needs_bwrap,
-    replays,
     run_arena,
     stderr_of,
 )
@@ -107,7 +106,7 @@ def said(db: Path, entrant: str, prefix: str) -> list[str]:
     """The lines starting with ``prefix`` that ``entrant`` wrote to stderr in its matches."""
     return [
         line
-        for match, replay in replays(db)
+        for match, replay in stored_replays(db)
         for line in stderr_of(replay, list(match["entrants"]).index(entrant)).splitlines()
         if line.startswith(prefix)
     ]
@@ -117,7 +116,7 @@ def its_faults(db: Path, entrant: str) -> list[tuple[bool, str, str]]:
     """(whether it was ``entrant``'s seat, kind, reason) of every fault in the matches."""
     return [
         (f["seat"] == list(match["entrants"]).index(entrant), f["kind"], f["reason"])
-        for match, replay in replays(db)
+        for match, replay in stored_replays(db)
         for f in replay.lines
         if f["type"] == "fault"
     ]
@@ -193,7 +192,7 @@ def test_many_connections_of_unfinished_messages_are_a_limit_fault(tmp_path: Pat
         ).stdout
     )
     assert summary["played"] == 2
-    for match, replay in replays(db):
+    for match, replay in stored_replays(db):
         seat = list(match["entrants"]).index("spreader")
         faults = [(f["seat"], f["kind"], f["reason"]) for f in replay.lines if f["type"] == "fault"]
         assert len(faults) == 1 and faults[0][:2] == (seat, "limit"), faults

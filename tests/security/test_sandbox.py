@@ -22,13 +22,13 @@ import pytest
 from arena import bot_users
 from arena.sandbox import SandboxError, resolve, sandbox_env, tmpfs_size_supported
 from arena.store import Store, database_files
+from tests.conftest import register_bot, stored_replays
 from tests.security.conftest import (
     BOTS,
     ROOT,
     add_gin_bot,
     add_random,
     needs_bwrap,
-    replays,
     run_arena,
     run_sandboxed,
     stderr_of,
@@ -152,7 +152,7 @@ def test_readme_python_bot_recipe_plays_in_the_sandbox(tmp_path: Path) -> None:
     assert summary["played"] == 2 and not summary["errors"]
     [record] = Store(db).tournaments()
     assert record.settings.sandbox == "bwrap"
-    for _match, replay in replays(db):
+    for _match, replay in stored_replays(db):
         assert not [line for line in replay.lines if line["type"] == "fault"]
 
 
@@ -192,7 +192,7 @@ def test_javascript_sample_bot_plays_in_the_sandbox(tmp_path: Path) -> None:
     add_random(db, "random", "random2")
     summary = tournament(db, "js,random")
     assert summary["played"] == 2 and not summary["errors"]
-    for _match, replay in replays(db):
+    for _match, replay in stored_replays(db):
         assert not [line for line in replay.lines if line["type"] == "fault"]
 
 
@@ -202,7 +202,7 @@ def test_stderr_after_match_over_is_stored_with_that_match(tmp_path: Path, sandb
     add_gin_bot(db, "late", "python", "late_talker.py")
     add_random(db, "random", "random2")
     tournament(db, "late,random", "--rounds", "2", "--concurrency", "1", "--sandbox", sandbox)
-    played = replays(db)
+    played = stored_replays(db)
     assert len(played) == 4
     texts = [stderr_of(replay, list(match["entrants"]).index("late")) for match, replay in played]
     ids = [match["id"] for match, _ in played]
@@ -355,7 +355,7 @@ def test_the_bots_proc_reaches_nothing_of_the_host() -> None:
 def processes_by_seat(db: Path) -> Iterator[tuple[dict[str, Any], str | None]]:
     """Each rememberer seat of every stored match, with the process it names (None for a
     seat never asked to choose: the other player may knock on its first turn)."""
-    for match, replay in replays(db):
+    for match, replay in stored_replays(db):
         for seat, name in enumerate(match["entrants"]):
             if name.startswith("memo"):
                 named = set(re.findall(r"process (\w+)", stderr_of(replay, seat)))
@@ -369,7 +369,7 @@ def assert_never_two_at_once(db: Path, deal_of: Callable[[dict[str, Any]], int])
     other their hands (a red-team bot did, through locks on files every sandbox shares)."""
     turns: dict[str, list[float]] = {}
     deal_of_match: dict[str, int] = {}
-    for match, replay in replays(db):
+    for match, replay in stored_replays(db):
         deal_of_match[match["id"]] = deal_of(replay.header)
         for seat in range(len(match["entrants"])):
             for in_match, at in re.findall(r" in (\S+) at ([\d.]+)", stderr_of(replay, seat)):
@@ -423,8 +423,7 @@ def test_numbered_deals_are_one_deal_whatever_the_seed(tmp_path: Path) -> None:
     once, and two of its tables are never in play at once."""
     db = tmp_path / "arena.db"
     for name in ("memo", "memo2"):
-        run_arena(db, "bots", "add", name, "--game", "*", "--cwd", str(BOTS), "--",
-                  "python", "rememberer.py")  # fmt: skip
+        register_bot(db, name, "python", "rememberer.py", cwd=BOTS)
     out = run_arena(
         db, "tournament", "run", "--game", "golf_solitaire", "--bots", "memo,memo2",
         "--rounds", "3", "--rules", "holes=1 deal_numbers=7", "--concurrency", "2",

@@ -16,7 +16,7 @@ from arena.rendering import event_text
 from arena.viewer import replay_show
 from referee.matchspec import MatchConfig
 from referee.replay import parse_replay
-from tests.conftest import arena
+from tests.conftest import arena, stored_replays
 from tests.watching.helpers import ROOT, play_match
 
 
@@ -38,8 +38,7 @@ def test_interactive_seat_selector_and_hand_jump(tournament: Any) -> None:
     # The tournament's seed is random, so a match may end before its third hand: jump to
     # the last hand of the match that has the most.
     hands, players = {}, {}
-    for match in json.loads(arena(db, "matches", "list", "--json").stdout):
-        replay = parse_replay(arena(db, "replay", "export", match["id"]).stdout)
+    for match, replay in stored_replays(db):
         hands[match["id"]] = max(int(line.get("hand", 0)) for line in replay.lines)
         players[match["id"]] = list(replay.header["players"])
     match_id = max(hands, key=lambda m: hands[m])
