@@ -772,9 +772,18 @@ class BotPool:
 
     async def _stop_retired(self, bot: BotProcess) -> None:
         await asyncio.to_thread(self._note_trees, [bot])  # before it can exit: see _note_trees
-        self.core.retire_player(bot.token)
+        self._tell_to_go(bot)
         await self._stop(bot, time.monotonic() + STOP_GRACE_SECONDS)
         self.processes[bot.entrant.name].remove(bot)
+
+    def _tell_to_go(self, bot: BotProcess) -> None:
+        """Close the bot's stream, its sign to exit, and give its CPU group its weight back:
+        out of a match it yields, and against bots thinking at full weight a yielding one
+        gets a 100th to a 512th of a core, too little to exit within its grace on a busy
+        machine (most likely why a JavaScript bot was killed in a loaded test run)."""
+        if bot.cgroup is not None:
+            _yield_cpu(bot.cgroup, False)
+        self.core.retire_player(bot.token)
 
     def _note_trees(self, bots: Sequence[BotProcess]) -> None:
         """Note every process the bots have now. Without a cgroup a setsid() helper is
@@ -812,7 +821,7 @@ class BotPool:
         bots = [b for group in self.processes.values() for b in group]
         await asyncio.to_thread(self._note_trees, bots)
         for bot in bots:
-            self.core.retire_player(bot.token)
+            self._tell_to_go(bot)
         deadline = time.monotonic() + STOP_GRACE_SECONDS
         for bot in bots:
             await self._stop(bot, deadline)

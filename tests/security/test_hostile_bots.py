@@ -404,6 +404,52 @@ def test_a_bot_and_the_sessions_it_starts_share_one_cpu_group(tmp_path: Path, sa
     assert wait_for(lambda: not survivors(marker), 10)
 
 
+TIDY_BOT = """
+import os, random, sys, time
+from referee.client import run_bot
+print("PID", os.getpid(), file=sys.stderr, flush=True)
+run_bot(lambda observation, legal: random.choice(legal), name="tidy")
+end = time.process_time() + 0.5  # tidies up when told to go: saves what it learnt
+while time.process_time() < end:
+    pass
+print("EXITED", os.getpid(), file=sys.stderr, flush=True)
+"""
+
+
+def test_a_bot_told_to_go_gets_the_cpu_to_exit_while_others_think(tmp_path: Path) -> None:
+    """Out of a match a bot's CPU group yields, and a process that has played a deal is
+    retired (told to go) before its bot's next match on it: against a bot thinking at full
+    weight on the one core, the yielding process got a 512th of it (v1), far from the 0.5 s
+    this one takes to exit, and was killed at the end of its grace. A bot told to go gets
+    its weight back: every process exits by itself."""
+    root = cgroups.available()
+    if root is None or not root.shares_cpu:
+        pytest.skip("this machine gives the arena no CPU controller (docs/security.md)")
+    db = tmp_path / "arena.db"
+    tidy = tmp_path / "tidy"
+    tidy.mkdir()
+    (tidy / "tidy.py").write_text(TIDY_BOT)
+    register_bot(db, "tidy", "python", "tidy.py", games=("gin_rummy",), cwd=tidy)
+    add_escaper(db, "think", "think")
+    cores = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(cores)})  # the arena and its bots inherit it
+    try:
+        # A hand ends (void) at 20 turns: ten of the thinker's 0.1 s turns per match.
+        summary = tournament(
+            db, "tidy,think", "--sandbox", "none", "--concurrency", "1", "--rules", "max_turns=20"
+        )
+    finally:
+        os.sched_setaffinity(0, cores)
+    assert summary["played"] == 2 and not summary["errors"], summary
+    said = "".join(
+        stderr_of(replay, list(match["entrants"]).index("tidy"))
+        for match, replay in stored_replays(db)
+    )
+    started = set(re.findall(r"PID (\d+)", said))
+    assert len(started) == 2, said  # one process per match: the second is on the same deal
+    assert set(re.findall(r"EXITED (\d+)", said)) == started, said
+
+
 def test_a_bot_thinking_on_its_opponents_turn_yields_the_cpu_to_it(tmp_path: Path) -> None:
     """Move clocks are wall time, so a bot computing while its opponent was on turn slowed
     the opponent's thinking (two-fold, scripts/bench --cpu-share). In a match a bot's CPU
