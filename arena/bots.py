@@ -32,11 +32,11 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from arena import cgroups
-from arena.lifecycle import tagged_temp_dir
 from arena.limits import BotLimits as BotLimits  # its home; imported from here too
 from arena.referee_relay import BotRelay
 from arena.sandbox import Sandbox, SandboxError, sandbox_env
 from arena.store import Entrant
+from referee.owned_dirs import tagged_temp_dir
 from referee.service import RefereeCore
 from referee.service.server import raise_open_files_limit
 

@@ -32,7 +32,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.lifecycle import owner_is_dead, owner_tag
+from referee.owned_dirs import owner_is_dead, owner_tag
 
 _ROOT = Path("/sys/fs/cgroup")
 _V1_CONTROLLERS = ("memory", "pids", "cpuacct")

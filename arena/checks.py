@@ -12,13 +12,14 @@ from pathlib import Path
 
 from arena.artifacts import Artifact, unpack
 from arena.bots import BotLaunchError, BotLimits, BotPool
-from arena.lifecycle import REFEREE_SOCKET, run_stoppable, tagged_temp_dir
+from arena.lifecycle import REFEREE_SOCKET, run_stoppable
 from arena.sandbox import Sandbox, SandboxError, resolve
 from arena.settings import DEFAULTS
 from arena.store import Entrant
 from referee.client import FALLBACK_MARK
 from referee.game import game_names, get_game, parse_rules
 from referee.match import MatchConfig, MatchResult
+from referee.owned_dirs import tagged_temp_dir
 from referee.replay import parse_replay
 from referee.rules import describe_rules
 from referee.service import RefereeCore, RefereeError, start_server

@@ -21,12 +21,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from arena.bots import BotLaunchError, BotLimits, BotPool, LateOutput
-from arena.lifecycle import REFEREE_SOCKET, tagged_temp_dir
+from arena.lifecycle import REFEREE_SOCKET
 from arena.sandbox import Sandbox, resolve
 from arena.schedule import MatchPlan, bot_seed
 from arena.store import Entrant
 from referee.game import get_game, parse_rules
 from referee.match import MatchConfig, MatchResult
+from referee.owned_dirs import tagged_temp_dir
 from referee.replay import now_iso, with_bot_logs
 from referee.service import RefereeCore, RefereeError, start_server
 

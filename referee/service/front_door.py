@@ -27,13 +27,13 @@ import functools
 import itertools
 import logging
 import os
-import shutil
 import socket
 import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
 
+from referee.owned_dirs import tagged_temp_dir
 from referee.service.errors import RefereeError
 from referee.service.peers import FORWARDED, client_group, host_and_port
 from referee.service.relay import (
@@ -65,7 +65,8 @@ CLIENT_BUDGET = Budget(
     reads_per_second=5000,
     read_burst=1000,
 )
-_names = itertools.count(1)
+_names = itertools.count(1)  # of the relay's ends: c1, c2, ...
+_LONGEST_NAME = f"c{'0' * 12}"  # what the folder must hold a socket of: ends and grpc.sock
 _NO_IPV6 = (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT)
 
 
@@ -73,7 +74,8 @@ class FrontDoor:
     """TCP listening sockets whose connections are relayed to ``inner_path``, the Unix
     socket the server is to listen on, in ``inner_dir`` (where the relay's own ends are
     named too): ``folder`` if given, else a private temporary folder of its own, removed
-    by ``close``."""
+    by ``close`` (and, if this process is killed outright, by the next front door made
+    on the machine: referee/owned_dirs.py)."""
 
     def __init__(
         self,
@@ -83,8 +85,11 @@ class FrontDoor:
         per_client: int = CONNECTIONS_PER_CLIENT,
         bar_seconds: float = BAR_SECONDS,
     ) -> None:
-        self._own_folder = folder is None
-        self.inner_dir = tempfile.mkdtemp(prefix="referee-") if folder is None else folder
+        self._own_folder: tempfile.TemporaryDirectory[str] | None = None
+        if folder is None:
+            self._own_folder = tagged_temp_dir("referee", _LONGEST_NAME)
+            folder = self._own_folder.name
+        self.inner_dir = folder
         self.inner_path = os.path.join(self.inner_dir, "grpc.sock")
         self.max_connections = max(1, max_connections)
         self.budget = budget
@@ -174,8 +179,8 @@ class FrontDoor:
         ours = f"unix:{self.inner_dir}/"
         for name in [name for name in FORWARDED if name.startswith(ours)]:
             del FORWARDED[name]
-        if self._own_folder:
-            shutil.rmtree(self.inner_dir, ignore_errors=True)
+        if self._own_folder is not None:
+            self._own_folder.cleanup()
 
     def _accept(self, on: bool) -> None:
         """Whether the listeners are read; off at the cap of connections, and for good

@@ -16,14 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.lifecycle import (
-    REFEREE_SOCKET,
-    UNIX_SOCKET_PATH_MAX,
-    owner_is_dead,
-    owner_tag,
-    run_stoppable,
-    tagged_temp_dir,
-)
+from arena.lifecycle import REFEREE_SOCKET, run_stoppable
+from referee.owned_dirs import UNIX_SOCKET_PATH_MAX, owner_is_dead, owner_tag, tagged_temp_dir
 from tests.conftest import ROOT, add_sample_bot, arena
 
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import socket
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -22,7 +24,7 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_g
 from referee.service import RefereeCore, start_server
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
-from tests.conftest import ADMIN, arena, arena_process, random_bots, serving
+from tests.conftest import ADMIN, ADMIN_TOKEN, arena, arena_process, random_bots, serving
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -340,3 +342,28 @@ def test_the_last_message_to_a_retired_player_is_goodbye(tmp_path: Path) -> None
     kinds, ending = asyncio.run(scenario())
     assert kinds == ["welcome", "goodbye"]
     assert ending == "OK: no match for this player in 0.5 s"
+
+
+def test_a_killed_servers_private_folder_is_removed_by_the_next() -> None:
+    """A server killed outright (SIGKILL) cannot remove the private folder its front door
+    listens in; the next server started on the machine removes it, and never a live
+    one's."""
+    temp = Path(tempfile.mkdtemp(prefix="ts", dir="/tmp"))  # short: socket paths must fit
+    env = {**os.environ, "TMPDIR": str(temp)}
+    serve = ("serve", "--port", "0", "--admin-token", ADMIN_TOKEN)
+    try:
+        with arena_process(*serve, env=env) as (live, line):
+            assert line.startswith("referee listening on "), line
+            [kept] = temp.glob(f"referee-*-{live.pid}-*")
+            with arena_process(*serve, env=env) as (killed, line):
+                assert line.startswith("referee listening on "), line
+                [left] = temp.glob(f"referee-*-{killed.pid}-*")
+                killed.kill()
+                killed.wait(10)
+            assert left.exists()  # nothing of the killed server's removed it
+            with arena_process(*serve, env=env) as (_, line):
+                assert line.startswith("referee listening on "), line
+                assert not left.exists()
+                assert kept.exists()
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
