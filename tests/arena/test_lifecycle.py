@@ -127,7 +127,7 @@ def test_a_dead_arenas_read_only_folders_are_removed_too(tmp_path: Path) -> None
         prefix = [setpriv, "--inh-caps=-all", "--bounding-set=-all", "--"]
     code = (
         "import sys, tempfile; tempfile.tempdir = sys.argv[1]; "
-        "from arena.lifecycle import tagged_temp_dir; tagged_temp_dir('arena-check').cleanup()"
+        "from referee.owned_dirs import tagged_temp_dir; tagged_temp_dir('arena-check').cleanup()"
     )
     subprocess.run([*prefix, sys.executable, "-c", code, str(tmp_path)], check=True, cwd=ROOT)
     assert not dead.exists()
