@@ -40,11 +40,6 @@ class ViewError(TypeError):
     """A view that does not fit its protobuf message (a programming error in an engine)."""
 
 
-@cache
-def _field_names(cls: type[Any]) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(cls))
-
-
 def _fill_card(msg: Any, c: Card) -> None:
     msg.rank = c.rank
     msg.suit = _SUIT_NUMBERS[c.suit.value] if c.suit is not None else cards_pb2.SUIT_NONE
@@ -191,5 +186,5 @@ _JSON_SCALARS = frozenset({int, str, bool, float, type(None)})
 def _dataclass_field_names(kind: type[Any]) -> tuple[str, ...] | None:
     """The field names of a dataclass type (not of a dataclass's class object), else None."""
     if dataclasses.is_dataclass(kind) and not issubclass(kind, type):
-        return _field_names(kind)
+        return tuple(f.name for f in dataclasses.fields(kind))
     return None

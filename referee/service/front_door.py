@@ -1,8 +1,9 @@
 """A server's TCP ports, in front of gRPC: each remote client's connections counted.
 
 ``start_server`` listens on TCP addresses here, not in gRPC, and gRPC on a Unix socket in
-a folder the door makes, private to this process's user, and removes when it closes. Each connection is passed on there by the relay
-of referee/service/relay.py, in an ``Account`` per client, a client being an address as
+a folder the door makes, private to this process's user and named after it, and removes
+when it closes. Each connection is passed on there by the relay of
+referee/service/relay.py, in an ``Account`` per client, a client being an address as
 ``peers.client_group`` counts it (an IPv6 client by its /64): at most
 CONNECTIONS_PER_CLIENT connections at once (the next is closed, and charged), a budget of
 what they cost (CLIENT_BUDGET) and a pace of reads. Without it a client with no token

@@ -17,14 +17,10 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import arena, dies_with_tests, register_bot
+from tests.conftest import add_sample_bot, arena, dies_with_tests
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
-
-
-def register(db: Path, name: str, module: str, game: str = "*") -> None:
-    register_bot(db, name, PY, "-m", f"sample_bots.{module}", games=(game,))
 
 
 def sprt(db: Path, *args: str) -> dict[str, Any]:
@@ -35,8 +31,8 @@ def sprt(db: Path, *args: str) -> dict[str, Any]:
 
 def test_strong_bot_against_a_weak_one_accepts_h1_early(tmp_path: Path) -> None:
     db = tmp_path / "a.db"
-    register(db, "gin", "gin_strategy", "gin_rummy")
-    register(db, "rnd", "random_bot")
+    add_sample_bot(db, "gin", "gin_strategy", "gin_rummy")
+    add_sample_bot(db, "rnd", "random_bot")
     out = sprt(
         db,
         "--game",
@@ -74,8 +70,8 @@ def test_strong_bot_against_a_weak_one_accepts_h1_early(tmp_path: Path) -> None:
 
 def test_a_bot_against_its_own_copy_never_accepts_h1(tmp_path: Path) -> None:
     db = tmp_path / "a.db"
-    register(db, "one", "random_bot")
-    register(db, "two", "random_bot")
+    add_sample_bot(db, "one", "random_bot")
+    add_sample_bot(db, "two", "random_bot")
     for seed in ("1", "2"):
         out = sprt(
             db,
@@ -100,7 +96,7 @@ def test_a_bot_against_its_own_copy_never_accepts_h1(tmp_path: Path) -> None:
 def test_more_seats_play_new_and_base_in_the_same_seat_against_the_field(tmp_path: Path) -> None:
     db = tmp_path / "a.db"
     for name in ("new", "base", "f1", "f2"):
-        register(db, name, "random_bot")
+        add_sample_bot(db, name, "random_bot")
     out = sprt(
         db,
         "--game",
@@ -168,8 +164,8 @@ def test_killed_sprt_resumes_to_the_same_verdict(tmp_path: Path) -> None:
     whole, killed = tmp_path / "whole.db", tmp_path / "killed.db"
     args = ["tournament", "sprt", *STRONG_AGAINST_WEAK]
     for db in (whole, killed):
-        register(db, "strong", "golf_strategy", "golf")
-        register(db, "weak", "random_bot")
+        add_sample_bot(db, "strong", "golf_strategy", "golf")
+        add_sample_bot(db, "weak", "random_bot")
     expected = json.loads(arena(whole, *args, "--concurrency", "2", "--json").stdout)["sprt"]
     assert expected["verdict"] == "H1"
 
@@ -204,8 +200,8 @@ def test_sprt_on_dask_workers_reaches_the_in_process_verdict(tmp_path: Path) -> 
     pytest.importorskip("distributed", reason="needs card-arena[dask]")
     here, spread = tmp_path / "here.db", tmp_path / "spread.db"
     for db in (here, spread):
-        register(db, "strong", "golf_strategy", "golf")
-        register(db, "weak", "random_bot")
+        add_sample_bot(db, "strong", "golf_strategy", "golf")
+        add_sample_bot(db, "weak", "random_bot")
     expected = sprt(here, *STRONG_AGAINST_WEAK, "--concurrency", "1")["sprt"]
     on_workers = sprt(spread, *STRONG_AGAINST_WEAK, "--workers", "2")["sprt"]
     assert expected["verdict"] == "H1"

@@ -18,7 +18,7 @@ import pytest
 
 from arena.sandbox import Launch, Sandbox, SandboxError, resolve, sandbox_env
 from arena.seccomp import DENIED_CALLS, DENIED_FCNTL, DENIED_FLAGS, DENIED_MADVISE
-from tests.conftest import dies_with_tests, register_bot
+from tests.conftest import add_sample_bot, dies_with_tests, register_bot
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = Path(__file__).resolve().parent / "bots"
@@ -108,7 +108,7 @@ def tournament(db: Path, bots: str, *extra: str, env: dict[str, str] | None = No
 def add_random(db: Path, *names: str) -> None:
     """The random sample bot, registered under each of ``names`` (default "random")."""
     for name in names or ("random",):
-        register_bot(db, name, PY, "-m", "sample_bots.random_bot")
+        add_sample_bot(db, name)
 
 
 def add_gin_bot(db: Path, name: str, *command: str, folder: Path = BOTS) -> None:
