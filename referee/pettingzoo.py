@@ -15,6 +15,13 @@ policy trained here plays unchanged as a bot (docs/writing-a-bot.md shows both).
   from the wire observation message, which ``env.infos[agent]["observation"]`` holds
   for the agent to act (with ``"legal_actions"``, the codes).
 - ``reset(seed=N)`` deals what a referee match created with seed N deals.
+- A seat's view is ``observe(agent)`` and ``infos[agent]``: what a bot receives. The
+  environment is a simulator its caller runs every seat of, not a boundary; the game
+  state is private and ``state()`` is PettingZoo's (not implemented). One thing outside
+  a seat's view shows more than a bot sees: a seat that has finished its solitaire hole
+  is asked no more, so the order of ``agent_selection`` tells when the others finished
+  (over the wire each seat plays its hole at its own pace). A policy meant to play as a
+  bot reads only its observation.
 - Rewards come at the end only: with several seats, +1 for the best rank down to -1 for
   the worst (linear in rank); alone (golf solitaire), minus the match's score.
 
@@ -475,7 +482,7 @@ class CardArenaEnv(AECEnv):  # type: ignore[misc]
                 "action_mask": spaces.Box(0, 1, (len(self.action_codes),), np.int8),
             }
         )
-        self.state: Any = None
+        self._state: Any = None
         self._loop: PlayLoop[Any, Any] | None = None  # who is asked next, as referee.local asks
         self._rng = random.Random()
         self._cache_key: tuple[Any, str] | None = None
@@ -500,18 +507,18 @@ class CardArenaEnv(AECEnv):  # type: ignore[misc]
     def _views(self, agent: str) -> tuple[Any, tuple[str, ...]]:
         # observe(), step() and the infos all want these for the same state: built once.
         # Keyed on the state object itself (kept alive here), not its id: ids are reused.
-        key = (self.state, agent)
+        key = (self._state, agent)
         if (
             self._cache_key is None
             or key[0] is not self._cache_key[0]
             or key[1] != self._cache_key[1]
         ):
             seat = self.possible_agents.index(agent)
-            wire = observation_message(self.game_name, self.engine.observation(self.state, seat))
+            wire = observation_message(self.game_name, self.engine.observation(self._state, seat))
             legal: tuple[str, ...] = ()
-            if seat in self.engine.to_act(self.state):
+            if seat in self.engine.to_act(self._state):
                 legal = tuple(
-                    self.engine.encode(a) for a in self.engine.legal_actions(self.state, seat)
+                    self.engine.encode(a) for a in self.engine.legal_actions(self._state, seat)
                 )
             self._cache_key, self._cache = key, (getattr(wire, self.game_name), legal)
         return self._cache
@@ -533,8 +540,8 @@ class CardArenaEnv(AECEnv):  # type: ignore[misc]
             deal_seed = seed
         else:
             deal_seed = self._rng.randrange(2**31)
-        self.state = self.engine.initial_state(self.rules, self.seats, deal_seed)
-        self._loop = PlayLoop(self.engine, self.state)
+        self._state = self.engine.initial_state(self.rules, self.seats, deal_seed)
+        self._loop = PlayLoop(self.engine, self._state)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -586,9 +593,9 @@ class CardArenaEnv(AECEnv):  # type: ignore[misc]
         self._cumulative_rewards[agent] = 0.0
         assert self._loop is not None
         self._loop.play(seat, self.engine.decode(code))
-        self.state = self._loop.state
+        self._state = self._loop.state
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        outcome = self.engine.outcome(self.state)
+        outcome = self.engine.outcome(self._state)
         if outcome is not None:
             for i, a in enumerate(self.agents):
                 self.rewards[a] = self._reward(outcome, i)
@@ -619,7 +626,7 @@ class CardArenaEnv(AECEnv):  # type: ignore[misc]
         return 1.0 - 2.0 * float(outcome.ranks[seat] - 1) / (self.seats - 1)
 
     def render(self) -> str | None:
-        if self.render_mode != "ansi" or self.state is None:
+        if self.render_mode != "ansi" or self._state is None:
             return None
         seat = self.possible_agents.index(self.agent_selection)
         return str(self.observation_message(self.possible_agents[seat]))

@@ -102,10 +102,10 @@ def test_an_action_that_is_no_index_of_the_action_space_is_refused(action: Any) 
     and 3, and an index past the end was an IndexError."""
     e = raw_env("gin_rummy", max_hands=1)
     e.reset(seed=1)
-    before, agent = e.state, e.agent_selection
+    before, agent = e._state, e.agent_selection
     with pytest.raises(ValueError, match=r"an action index is needed|not an index of"):
         e.step(action)
-    assert e.state is before and e.agent_selection == agent
+    assert e._state is before and e.agent_selection == agent
 
 
 def test_render_modes_other_than_ansi_are_refused() -> None:
@@ -157,6 +157,54 @@ def test_seats_asked_at_once_are_asked_in_the_order_local_play_asks_them(
     play_out(engine, engine.initial_state(parse_rules(engine.Rules, rules), seats, 5), choose)
     assert in_env == locally
     assert len({seat for seat, _ in in_env[:4]}) > 2  # not one table (seat) at a time
+
+
+def test_a_solitaire_seats_view_is_the_same_whatever_another_seat_plays() -> None:
+    """Seats do not see each other's play during a hole: seat 1 plays the same way while
+    seat 0 turns the stock at once or plays every card it can, and everything the
+    environment gives seat 1 at its turns (vector, mask, typed observation, legal codes,
+    reward) is the same. (When seat 0 stops being asked is not: see the module doc.)"""
+
+    def seat_1_views(seat_0_plays: bool) -> list[tuple[Any, ...]]:
+        e = raw_env("golf_solitaire", 2, holes=1)
+        e.reset(seed=5)
+        views: list[tuple[Any, ...]] = []
+        for agent in e.agent_iter():
+            obs, reward, terminated, truncated, info = e.last()
+            if terminated or truncated:
+                e.step(None)
+                continue
+            legal = info["legal_actions"]
+            plays = [code for code in legal if code.startswith("play")]
+            if agent == "seat_1":
+                views.append(
+                    (
+                        obs["observation"].tobytes(),
+                        obs["action_mask"].tobytes(),
+                        info["observation"].SerializeToString(deterministic=True),
+                        legal,
+                        reward,
+                    )
+                )
+                code = plays[0] if plays else legal[0]
+            else:
+                code = plays[0] if seat_0_plays and plays else "stock"
+                code = code if code in legal else legal[0]
+            e.step(e.action_index[code])
+        return views
+
+    turned, played = seat_1_views(False), seat_1_views(True)
+    assert len(turned) > 10 and turned == played
+
+
+def test_the_whole_state_is_not_an_attribute_and_state_is_pettingzoos() -> None:
+    """The game state was the public attribute ``state``: every hand, the stock's order and
+    the deal seed a step away, and it hid PettingZoo's ``state()`` (a TypeError)."""
+    e = env("gin_rummy", max_hands=1)
+    e.reset(seed=42)
+    assert not hasattr(e.unwrapped, "state") or callable(e.unwrapped.state)
+    with pytest.raises(NotImplementedError):
+        e.state()
 
 
 def test_gin_scores_are_given_from_your_seat_onwards() -> None:
