@@ -7,6 +7,8 @@ import html
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from arena.web.csp import meta_tag
+
 CSS = """
 body { margin: 0; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
        color: #1d2330; background: #f4f6f3; }
@@ -79,13 +81,22 @@ def table(
     return f"<table{attr}><tr>{head}</tr>{''.join(body)}</table>"
 
 
-def page(title: str, body: str, meta: str = "", back: tuple[str, str] | None = None) -> str:
-    """A whole HTML page (no external resources)."""
+def page(
+    title: str,
+    body: str,
+    meta: str = "",
+    back: tuple[str, str] | None = None,
+    script: str = "",
+) -> str:
+    """A whole HTML page (no external resources); ``script``, if any, runs at its end, the
+    only script its Content-Security-Policy lets run."""
     back_html = "" if back is None else f" · {link(back[0], back[1]).html}"
+    script_html = f"<script>{script}</script>" if script else ""
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"{meta_tag([script] if script else [])}"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{html.escape(title)}</title><style>{CSS}</style></head><body>"
         f'<header><h1>{html.escape(title)}</h1><span class="meta">{html.escape(meta)}{back_html}'
-        f"</span></header><main>{body}</main></body></html>\n"
+        f"</span></header><main>{body}</main>{script_html}</body></html>\n"
     )

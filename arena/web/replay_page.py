@@ -1,6 +1,7 @@
 """The self-contained HTML replay page of one match: the frames of the replay (see
 :mod:`arena.web.frames`) as JSON, with the page's CSS and JavaScript inline. No network,
-no server: the file works opened from disk."""
+no server: the file works opened from disk, and its Content-Security-Policy
+(:mod:`arena.web.csp`) lets only its own script run."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from arena.web.csp import meta_tag
 from arena.web.frames import page_data
 from referee.replay import Replay
 
@@ -49,6 +51,7 @@ def replay_html(replay: Replay, seat: str = "all", back_link: tuple[str, str] | 
     if back_link is not None:
         back = f'<a href="{html.escape(back_link[0])}">{html.escape(back_link[1])}</a>'
     title = f"{match['game']} · {match['id']} · Card Arena replay"
+    script = asset("replay.js").replace("</", "<\\/")
     return fill(
         asset("replay.html"),
         {
@@ -58,6 +61,7 @@ def replay_html(replay: Replay, seat: str = "all", back_link: tuple[str, str] | 
             "BACK": back,
             "SEAT": html.escape(seat),
             "DATA": script_json(data),
-            "SCRIPT": asset("replay.js").replace("</", "<\\/"),
+            "SCRIPT": script,
+            "CSP": meta_tag([script]),
         },
     )

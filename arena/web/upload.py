@@ -28,7 +28,9 @@ _FORM = """
   <p><button id="send" type="submit">Submit</button></p>
 </form>
 <pre id="result" aria-live="polite"></pre>
-<script>
+"""
+
+_SCRIPT = """
 document.getElementById("submit-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const out = document.getElementById("result");
@@ -57,17 +59,17 @@ document.getElementById("submit-form").addEventListener("submit", async (event) 
     out.textContent = `refused: ${error}`;
   }
 });
-</script>
 """
 
 
 def upload_page() -> str:
     limit = UPLOAD_LIMITS.max_upload_bytes // (1024 * 1024)
-    body = (_FORM % {"path": SUBMIT_PATH}) + (
+    body = _FORM + (
         f"<p>Archives up to {limit} MB. Submitter tokens come from "
         "<code>arena submitters add NAME</code>.</p>"
     )
-    return page("Submit a bot", body, "a new version of a bot you own", ("/", "home"))
+    script = _SCRIPT % {"path": SUBMIT_PATH}
+    return page("Submit a bot", body, "a new version of a bot you own", ("/", "home"), script)
 
 
 def refusal(exc: SubmissionError | SubmissionRefused) -> tuple[int, dict[str, Any]]:

@@ -407,7 +407,7 @@ def test_upload_form_in_chromium(web: tuple[Path, str, str, str], tmp_path: Path
         page.fill("#token", token)
         page.set_input_files("#archive", str(archive))
         page.click("#send")
-        page.wait_for_function("document.getElementById('result').className !== ''")
+        page.wait_for_function("() => document.getElementById('result').className !== ''")
         text: str = page.inner_text("#result")
         return text
 

@@ -157,11 +157,11 @@ def exercise(page: Any, html_file: Path, replay: Any, shot: Path | None = None) 
     assert frame_no(page) == 0
     page.select_option("#speed", "60")
     page.click("#play")
-    page.wait_for_function("Number(document.body.dataset.frame) >= 2")
+    page.wait_for_function("() => Number(document.body.dataset.frame) >= 2")
     step(page, " ")  # pause
     # The page has handled the key once the button offers play again (under load the key
     # may arrive a tick later than the call returns).
-    page.wait_for_function("document.getElementById('play').textContent === '▶'")
+    page.wait_for_function("() => document.getElementById('play').textContent === '▶'")
     paused = frame_no(page)
     page.wait_for_timeout(300)
     assert frame_no(page) == paused
@@ -241,3 +241,38 @@ def test_a_fault_reason_is_shown_only_in_the_faulty_seats_view(page: Any, tmp_pa
         now = page.inner_text("#now")
         assert "! fault, seat 0 (bot0): malformed" in now
         assert (fault["reason"] in now) == reason_shown
+
+
+def test_a_script_written_into_the_page_does_not_run_and_the_pages_own_does(
+    page: Any, tmp_path: Path
+) -> None:
+    """The Content-Security-Policy (arena/web/csp.py), the line behind escaping: were a
+    bot's text ever written into a replay page unescaped, neither its script nor its event
+    handler would run, nor would it load anything; the page's own script still runs."""
+    replay = play_match("golf", {"holes": 1}, 2)
+    hostile = (
+        "<script>document.title = 'pwned'</script>"
+        '<img src="https://example.invalid/x.png" onerror="document.title = \'handler\'">'
+        "<img src=x onerror=\"document.title = 'handler'\">"
+    )
+    text = replay_html(replay)
+    assert text.count("<footer>") == 1
+    out = tmp_path / "injected.html"
+    out.write_text(text.replace("<footer>", hostile + "<footer>"))
+    blocked: list[str] = []
+    page.on("console", lambda m: blocked.append(m.text) if "Content Security" in m.text else None)
+    loaded: list[str] = []
+    page.on("requestfinished", lambda r: loaded.append(r.url))
+    refused: list[str] = []
+    page.on("requestfailed", lambda r: refused.append(f"{r.url} {r.failure}"))
+    page.goto(out.as_uri())
+    page.wait_for_selector("body[data-ready='1']")  # its own script ran
+    step(page, "End")
+    assert frame_no(page) > 0
+    assert "pwned" not in page.title() and "handler" not in page.title()
+    assert len(blocked) >= 3, blocked  # the script, a handler, the loads
+    assert [url for url in loaded if url != out.as_uri()] == []
+    assert sorted(refused) == [
+        f"{(tmp_path / 'x').as_uri()} csp",
+        "https://example.invalid/x.png csp",
+    ], refused
