@@ -21,6 +21,7 @@ from typing import Any
 
 from arena.limits import BotLimits
 from referee.match import MatchConfig, MatchConfigError
+from referee.matchspec import MAX_MATCH_SECONDS
 from referee.numbers import SQLITE_INTEGER_BOUND
 
 FORMATS = ("round_robin", "gauntlet", "sprt")
@@ -29,7 +30,7 @@ SANDBOXES = ("auto", "bwrap", "none")
 # The largest values the numeric settings take (docs/tournaments.md): far above any real
 # tournament's, and small enough that every tournament they describe can be scheduled,
 # timed, limited and stored, on any machine.
-DAY_SECONDS = 86_400  # move_seconds, time_bank_seconds and bot_cpu_seconds: one day
+DAY_SECONDS = MAX_MATCH_SECONDS  # move_seconds, time_bank_seconds and bot_cpu_seconds: one day
 MAX_MEMORY_MB = 1024 * 1024  # bot_memory_mb: 1 TiB
 MAX_OUTPUT_KB = 64 * 1024  # bot_output_kb: 64 MiB of stderr kept per bot and match
 MAX_PROCESSES = 4_194_304  # bot_max_processes: Linux's largest pid_max

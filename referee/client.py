@@ -32,6 +32,7 @@ from referee.v1 import referee_pb2_grpc
 Chooser = Callable[[Any, Sequence[str]], str]
 Send = Callable[[pb.BotMessage], Awaitable[None]]
 SAFETY_MARGIN = 0.1  # seconds kept back from the deadline for the answer's trip
+MOST_ALARM_SECONDS = 10 * 86_400.0  # longer than any turn a referee gives (a day and its bank)
 _RECONNECT_DELAYS = (0.1, 0.2, 0.5, 1.0, 2.0, 2.0, 2.0)
 
 
@@ -77,7 +78,10 @@ def _deadline(seconds: float, armed: bool) -> Iterator[None]:
     if not armed:
         yield
         return
-    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
+    # Within what setitimer takes whatever the referee said: past about 9e9 s it
+    # overflowed, and choose() was never called; nan is no time at all.
+    seconds = min(seconds, MOST_ALARM_SECONDS) if seconds > 0.001 else 0.001
+    signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
     finally:

@@ -8,9 +8,13 @@ recorder (:mod:`referee.replay`), so neither has to import the other for them.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Literal
+
+# The longest any time setting of a match may be (a move, the time bank, the wait for
+# the seats, a spectator's lag): far above any real match's, and small enough that a
+# deadline computed from it fits every clock and timer (int64 milliseconds, setitimer).
+MAX_MATCH_SECONDS = 86_400
 
 FaultPolicy = Literal["forfeit", "default"]
 # "limit": the arena stopped the bot for going over a resource limit (CPU, memory).
@@ -19,6 +23,17 @@ FaultKind = Literal["timeout", "illegal", "malformed", "disconnect", "crash", "l
 
 class MatchConfigError(ValueError):
     """Inconsistent match settings (deadline, policy, strikes)."""
+
+
+def check_seconds(name: str, value: float, zero: bool = True) -> None:
+    """Refuse a time setting that is not a number of seconds from 0 (or above 0, without
+    ``zero``) to MAX_MATCH_SECONDS: nan and infinities included."""
+    low_ok = value >= 0 if zero else value > 0  # False for nan
+    if not (low_ok and value <= MAX_MATCH_SECONDS):
+        low = "from 0 to" if zero else "above 0 and at most"
+        raise MatchConfigError(
+            f"{name} must be a finite number {low} {MAX_MATCH_SECONDS} (a day), not {value}"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,16 +46,10 @@ class MatchConfig:
     max_strikes: int = 3
 
     def __post_init__(self) -> None:
-        # `not x > 0` (rather than `x <= 0`) also refuses nan; an infinite deadline
-        # would let one bot stall a match for ever.
-        if not (math.isfinite(self.move_seconds) and self.move_seconds > 0):
-            raise MatchConfigError(
-                f"move seconds must be a positive, finite number, not {self.move_seconds}"
-            )
-        if not (math.isfinite(self.time_bank_seconds) and self.time_bank_seconds >= 0):
-            raise MatchConfigError(
-                f"time bank seconds must be a finite number, 0 or more, not {self.time_bank_seconds}"
-            )
+        # An infinite deadline would let one bot stall a match for ever; one of 1e16 s
+        # overflowed the Turn's deadline field, and the referee charged the seat a crash.
+        check_seconds("move seconds", self.move_seconds, zero=False)
+        check_seconds("time bank seconds", self.time_bank_seconds)
         if self.fault_policy not in ("forfeit", "default"):
             raise MatchConfigError(
                 f"fault policy must be 'forfeit' or 'default', not {self.fault_policy!r}"

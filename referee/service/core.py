@@ -15,6 +15,7 @@ from referee.match import (
     MatchConfig,
     MatchSpec,
 )
+from referee.matchspec import check_seconds
 from referee.service.batching import EventBatcher
 from referee.service.errors import RefereeError
 from referee.service.matches import MatchRuntime
@@ -94,7 +95,7 @@ class RefereeCore:
         rules: dict[str, Any] | Any,
         seats: int,
         seed: int,
-        players: Sequence[str | None],
+        players: Sequence[str | None] | None,
         names: Sequence[str] | None = None,
         config: MatchConfig | None = None,
         match_id: str | None = None,
@@ -102,12 +103,20 @@ class RefereeCore:
         start_timeout: float = 60.0,
     ) -> tuple[MatchRuntime, list[str]]:
         """Create and start a match. ``players`` has a player token per seat, or None to
-        issue a fresh token for that seat; returns the runtime and the seat tokens."""
+        issue a fresh token for that seat (``players`` None: for every seat); returns the
+        runtime and the seat tokens. ``start_timeout``: how long the seats may take to
+        join; ``spectator_delay``: how far Watch lags behind play."""
         engine = get_game(game)
         parsed = rules if isinstance(rules, engine.Rules) else parse_rules(engine.Rules, rules)
         refused = seats_refused(game, parsed, seats)
         if refused is not None:
             raise RefereeError(refused)
+        # A nan timeout sat in the event loop's timer heap, where it compares with nothing,
+        # and held back other matches' deadlines behind it for seconds.
+        check_seconds("start timeout seconds", start_timeout, zero=False)
+        check_seconds("spectator delay seconds", spectator_delay)
+        if players is None:  # counted after the seats are known to be a game's
+            players = [None] * seats
         if len(players) != seats:
             raise RefereeError(f"{seats} seats need {seats} player entries, got {len(players)}")
         if names and len(names) != seats:

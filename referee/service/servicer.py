@@ -14,6 +14,7 @@ from google.protobuf.message import DecodeError
 
 from referee.game import game_names, get_game
 from referee.match import MatchConfig
+from referee.matchspec import MAX_MATCH_SECONDS
 from referee.rules import RulesError, describe_rules
 from referee.service.connection import Connection
 from referee.service.core import RefereeCore, WatchLimitError
@@ -32,7 +33,9 @@ HELLO_TIMEOUT = 30.0  # seconds a new stream has to say hello
 # bursts.
 HELLO_WAITS_PER_PEER = 64
 STREAM_END_GRACE = 0.5  # seconds for a disconnect to show after the reads end
-MAX_WATCH_DELAY_SECONDS = 86_400.0  # the most a watcher may ask to lag (referee.proto)
+MAX_WATCH_DELAY_SECONDS = float(
+    MAX_MATCH_SECONDS
+)  # the most a watcher may ask to lag (referee.proto)
 
 
 class RefereeServicer:
@@ -221,13 +224,14 @@ class RefereeServicer:
                 fault_policy=request.fault_policy or "forfeit",  # type: ignore[arg-type]
                 max_strikes=request.max_strikes or 3,
             )
-            players = list(request.players) or [""] * request.seats
             runtime, tokens = self.core.create_match(
                 request.game,
                 dict(request.rules),
                 request.seats,
                 request.seed or secrets.randbits(63),  # unset: a deal nobody can predict
-                [p or None for p in players],
+                # None: a fresh token per seat, made once the seat count is known to be
+                # the game's (a list of 2**28 built first took the server 5 GB)
+                [p or None for p in request.players] or None,
                 list(request.names) or None,
                 config,
                 spectator_delay=request.spectator_delay_seconds,

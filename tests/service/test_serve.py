@@ -262,19 +262,41 @@ def test_health_turns_not_serving_as_the_referee_stops(tmp_path: Path) -> None:
     ]
 
 
-def test_non_finite_or_non_positive_times_are_refused(served: str, tmp_path: Path) -> None:
+def test_times_out_of_their_range_are_refused(served: str, tmp_path: Path) -> None:
+    """Every time of CreateMatch is refused out of its range, nan and infinities too. A nan
+    start timeout was accepted: in the event loop's timer heap it compares with nothing,
+    and other matches' deadlines fired seconds late behind it; inf and 1e16 s waited for
+    ever or overflowed the Turn's deadline; a nan spectator delay was no delay at all."""
+    fields = {
+        "move_seconds": "move seconds",
+        "time_bank_seconds": "time bank seconds",
+        "start_timeout_seconds": "start timeout seconds",
+        "spectator_delay_seconds": "spectator delay seconds",
+    }
     with grpc.insecure_channel(served) as channel:
         stub = referee_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
-        for seconds in (float("nan"), float("inf"), -1.0):
+        for field, name in fields.items():
+            for seconds in (float("nan"), float("inf"), float("-inf"), -1.0, 86_401.0, 1e16):
+                with pytest.raises(grpc.RpcError) as refused:
+                    stub.CreateMatch(
+                        pb.CreateMatchRequest(game="gin_rummy", seats=2, **{field: seconds}),
+                        metadata=ADMIN,
+                    )
+                assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT, (field, seconds)
+                assert f"{name} must be a finite number" in (refused.value.details() or "")
+            stub.CreateMatch(  # a day is allowed
+                pb.CreateMatchRequest(game="gin_rummy", seats=2, **{field: 86_400.0}),
+                metadata=ADMIN,
+            )
+        # No players given: a fresh token per seat, made once the count is known to be
+        # the game's (the server built a list of 2**28 first: 17 s and 5 GB)
+        for seats in (2**31 - 1, -(2**31), 3):
             with pytest.raises(grpc.RpcError) as refused:
                 stub.CreateMatch(
-                    pb.CreateMatchRequest(game="gin_rummy", seats=2, move_seconds=seconds),
-                    metadata=ADMIN,
+                    pb.CreateMatchRequest(game="gin_rummy", seats=seats), metadata=ADMIN
                 )
             assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-            assert "move seconds must be a positive, finite number" in (
-                refused.value.details() or ""
-            )
+            assert f"not {seats}" in (refused.value.details() or ""), refused.value.details()
     db = tmp_path / "a.db"
     arena(
         db, "bots", "add", "r", "--game", "*", "--", sys.executable, "-m", "sample_bots.random_bot"

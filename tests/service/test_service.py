@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import signal
 from pathlib import Path
 
 import grpc
@@ -12,6 +13,7 @@ import pytest
 from google.protobuf import text_format
 
 from arena.rendering import event_text
+from referee import client
 from referee.match import MatchConfig
 from referee.replay import parse_replay, simulate, verify_replay
 from referee.service import MatchRuntime, RefereeCore, start_server
@@ -75,6 +77,22 @@ def test_sdk_answers_for_a_choose_that_overruns_its_deadline(tmp_path: Path) -> 
     assert result.reason == "finished" and not result.faults
     slow = [d for d in parse_replay(result.replay).decisions if d["ms"] > 600]
     assert [d["seat"] for d in slow] == [0] and slow[0]["ms"] < 1000  # answered by the SDK in time
+
+
+@pytest.mark.parametrize("seconds", [1e10, 1e300, float("inf"), float("nan"), -5.0])
+def test_the_sdks_alarm_takes_whatever_time_a_turn_gives(seconds: float) -> None:
+    """A Turn's seconds_left past about 9e9 overflowed setitimer, so the SDK never called
+    choose() and played its fallback every turn; nan (no time) arms the shortest alarm."""
+    rang: list[int] = []
+    previous = signal.signal(signal.SIGALRM, lambda number, frame: rang.append(number))
+    try:
+        with client._deadline(seconds, armed=True):
+            armed = signal.getitimer(signal.ITIMER_REAL)[0]
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert rang or 0 < armed <= client.MOST_ALARM_SECONDS, armed  # or it rang already
+    assert (armed > 1) == (seconds > 1)
 
 
 def test_time_bank_absorbs_a_slow_move(tmp_path: Path) -> None:
