@@ -39,6 +39,9 @@ MAX_PROCESSES = 4_194_304  # bot_max_processes: Linux's largest pid_max
 MAX_ROUNDS = 1000
 MAX_SPRT_MATCHES = 100_000  # an SPRT's schedule is its cap, built whole too
 MAX_CONCURRENCY = 256  # matches at once, each with a bot process per seat
+# Local Dask worker processes (--workers): each is a Python process of its own; Dask
+# builds its table of them whole, so 2**62 asked for gigabytes before failing.
+MAX_LOCAL_WORKERS = 256
 MAX_SEATS = 100
 MAX_STRIKES = 1000
 MAX_ELO = 1000  # SPRT elo0 and elo1, either way
@@ -112,6 +115,12 @@ _NUMBERS = {
     "bot_memory_mb": Bound(1, MAX_MEMORY_MB, off=True),
     "bot_output_kb": Bound(0, MAX_OUTPUT_KB, whole=True),
     "bot_max_processes": Bound(1, MAX_PROCESSES, whole=True, off=True),
+}
+
+
+CLUSTER_NUMBERS = {
+    "--workers": Bound(1, MAX_LOCAL_WORKERS, whole=True, off=True),
+    "--matches-per-worker": Bound(1, MAX_CONCURRENCY, whole=True, off=True),
 }
 
 

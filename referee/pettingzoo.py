@@ -14,7 +14,8 @@ policy trained here plays unchanged as a bot (docs/writing-a-bot.md shows both).
   observation"), generated from :data:`ENCODINGS` (``describe_encoding``). It is computed
   from the wire observation message, which ``env.infos[agent]["observation"]`` holds
   for the agent to act (with ``"legal_actions"``, the codes).
-- ``reset(seed=N)`` deals what a referee match created with seed N deals.
+- ``reset(seed=N)`` deals what a referee match created with seed N deals (N a whole
+  number of 64 bits).
 - A seat's view is ``observe(agent)`` and ``infos[agent]``: what a bot receives. The
   environment is a simulator its caller runs every seat of, not a boundary; the game
   state is private and ``state()`` is PettingZoo's (not implemented). One thing outside
@@ -30,6 +31,7 @@ Needs the optional extra: ``scripts/bootstrap rl`` in the clone (``pip install -
 
 from __future__ import annotations
 
+import contextlib
 import operator
 import random
 from collections.abc import Callable, Sequence
@@ -448,6 +450,15 @@ def action_codes(game: str, seats: int, rules: Any) -> tuple[str, ...]:
 # ---- the environment ------------------------------------------------------------------
 
 
+def _whole(name: str, value: Any) -> int:
+    """``value`` if it is a whole number (NumPy's too); a bool, a float or text (which
+    Python would take for one, or turn into one) is a ValueError naming ``name``."""
+    if not isinstance(value, bool):
+        with contextlib.suppress(TypeError):
+            return operator.index(value)
+    raise ValueError(f"{name} must be a whole number, not {value!r}")
+
+
 class CardArenaEnv(AECEnv):  # type: ignore[misc]
     """One game of Card Arena as a PettingZoo AEC environment (see the module doc)."""
 
@@ -458,7 +469,9 @@ class CardArenaEnv(AECEnv):  # type: ignore[misc]
         self.game_name = game
         self.engine: Game[Any, Any, Any] = get_game(game)
         self.rules = parse_rules(self.engine.Rules, rules)
-        self.seats = seats if seats is not None else self.engine.seats(self.rules).start
+        self.seats = (
+            _whole("seats", seats) if seats is not None else self.engine.seats(self.rules).start
+        )
         refused = seats_refused(game, self.rules, self.seats)
         if refused is not None:
             raise ValueError(refused)
@@ -536,8 +549,13 @@ class CardArenaEnv(AECEnv):  # type: ignore[misc]
         # A given seed is the deal seed itself (CreateMatch's seed deals the same cards);
         # later resets without one draw the next deal seeds from it.
         if seed is not None:
-            self._rng.seed(seed)
-            deal_seed = seed
+            # Seeds become text in the deal: "5" dealt as 5 did, 2.0 unlike 2, True unlike 1
+            deal_seed = _whole("seed", seed)
+            if not -(2**63) <= deal_seed < 2**63:
+                raise ValueError(
+                    f"seed must be a 64-bit whole number (as CreateMatch's), not {seed}"
+                )
+            self._rng.seed(deal_seed)
         else:
             deal_seed = self._rng.randrange(2**31)
         self._state = self.engine.initial_state(self.rules, self.seats, deal_seed)
@@ -610,8 +628,8 @@ class CardArenaEnv(AECEnv):  # type: ignore[misc]
         if action is None:
             raise ValueError(f"{agent} is to act: an action index is needed, not None")
         try:
-            index = operator.index(action) if not isinstance(action, bool) else -1
-        except TypeError:
+            index = _whole("action", action)
+        except ValueError:
             index = -1
         if not 0 <= index < len(self.action_codes):
             raise ValueError(

@@ -23,7 +23,7 @@ from arena.artifacts import SubmissionError
 from arena.distributed import ClusterError, require_dask
 from arena.rendering import terminal_text
 from arena.schedule import ScheduleError
-from arena.settings import SettingsError
+from arena.settings import CLUSTER_NUMBERS, SettingsError
 from arena.store import Store, StoreError, TournamentRecord
 from arena.submissions import SubmissionRefused
 from referee.game import RulesError, UnknownGame
@@ -107,10 +107,11 @@ def cluster_options(
     """Where matches run (--workers / --cluster), checked; None: in this process."""
     if workers is not None and cluster is not None:
         raise fail("give --workers (a local cluster) or --cluster (a scheduler), not both")
-    if workers is not None and workers < 1:
-        raise fail("--workers must be at least 1")
-    if per_worker is not None and per_worker < 1:
-        raise fail("--matches-per-worker must be at least 1")
+    for option, value in (("--workers", workers), ("--matches-per-worker", per_worker)):
+        try:
+            CLUSTER_NUMBERS[option].check(option, value)
+        except SettingsError as exc:
+            raise fail(str(exc)) from exc
     if workers is None and cluster is None:
         return None
     try:

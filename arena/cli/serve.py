@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import math
 import secrets
 import sys
 from pathlib import Path
@@ -72,6 +73,7 @@ QuotaOption = Annotated[
     ),
 ]
 DEFAULT_QUOTA_MB = ArtifactLimits.max_stored_bytes / (1024 * 1024)
+MAX_QUOTA_MB = 1024 * 1024
 
 
 def _upload_limits(quota_mb: float) -> ArtifactLimits:
@@ -80,9 +82,14 @@ def _upload_limits(quota_mb: float) -> ArtifactLimits:
 
     from arena.intake import UPLOAD_LIMITS
 
-    if not quota_mb > 0:
-        raise fail(f"--submitter-quota-mb must be positive, not {quota_mb}")
-    return dataclasses.replace(UPLOAD_LIMITS, max_stored_bytes=int(quota_mb * 1024 * 1024))
+    # inf passed a check for > 0 and then failed as a traceback (OverflowError)
+    if not 0 < quota_mb <= MAX_QUOTA_MB:
+        raise fail(
+            f"--submitter-quota-mb must be a number above 0 and at most {MAX_QUOTA_MB} "
+            f"(1 TiB), not {quota_mb}"
+        )
+    stored_bytes = math.ceil(quota_mb * 1024 * 1024)  # 1e-320 MB is a byte, not none
+    return dataclasses.replace(UPLOAD_LIMITS, max_stored_bytes=stored_bytes)
 
 
 def serve_cmd(

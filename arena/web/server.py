@@ -42,7 +42,7 @@ from arena.web.upload import (
     upload_page,
 )
 from referee.game import UnknownGame
-from referee.numbers import whole_number
+from referee.numbers import SQLITE_INTEGER_BOUND, whole_number
 from referee.replay import ReplayError, parse_replay
 from referee.service.peers import PerAddress, client_group, host_and_port, is_ipv6_literal
 
@@ -271,7 +271,9 @@ def _matches_page(store: Store, arg: dict[str, str]) -> str:
     (``page=N``): a database of 50,000 matches made an 11 MB page per request."""
     tournament = arg.get("tournament")
     tournament_id = whole_number(tournament) if tournament else None
-    number = whole_number(arg.get("page", "1"))
+    # Below the page whose first match's offset SQLite can still take (2**63 // 500: a
+    # page of 2**63 - 1 was a 500, "datatype mismatch")
+    number = whole_number(arg.get("page", "1"), below=SQLITE_INTEGER_BOUND // MATCHES_PER_PAGE)
     if number is None or number < 1:
         raise NotFound(f"no page {arg.get('page')!r} of matches: pages are numbered from 1")
     first = (number - 1) * MATCHES_PER_PAGE

@@ -354,12 +354,18 @@ def test_a_name_that_cannot_be_stored_is_refused_before_any_work(
     assert stored(db) == [("bobs", 1, "bob")]
 
 
-def test_a_quota_must_be_positive(tmp_path: Path) -> None:
+def test_a_quota_must_be_above_0_and_at_most_a_tebibyte(tmp_path: Path) -> None:
+    """inf passed the check and ended in a traceback (OverflowError)."""
     db = tmp_path / "arena.db"
     arena(db, "submitters", "add", "alice")
     for command in ("serve", "web"):
-        out = arena(db, command, "--submitter-quota-mb", "0", check=False)
-        assert out.returncode != 0 and "--submitter-quota-mb must be positive" in out.stderr
+        for quota in ("0", "-1", "nan", "inf", "1048577"):
+            out = arena(db, command, "--submitter-quota-mb", quota, check=False)
+            assert out.returncode == 2, (command, quota, out.stderr)
+            assert "--submitter-quota-mb must be a number above 0 and at most 1048576" in (
+                out.stderr
+            )
+            assert "Traceback" not in out.stderr
 
 
 @pytest.fixture

@@ -108,6 +108,36 @@ def test_an_action_that_is_no_index_of_the_action_space_is_refused(action: Any) 
     assert e._state is before and e.agent_selection == agent
 
 
+@pytest.mark.parametrize(
+    "seed",
+    [2.5, 2.0, float("nan"), float("inf"), "5", True, -0.0, 10**40, -(2**63) - 1],
+    ids=["2.5", "2.0", "nan", "inf", "'5'", "True", "-0.0", "1e40", "below-int64"],
+)
+def test_a_seed_that_is_no_64_bit_whole_number_is_refused(seed: Any) -> None:
+    """Seeds become text in the deal: "5" dealt what 5 deals, 2.0 other cards than 2,
+    True other cards than 1; a seed CreateMatch cannot take has no match to compare with."""
+    e = raw_env("gin_rummy", max_hands=1)
+    with pytest.raises(ValueError, match="seed must be a"):
+        e.reset(seed=seed)
+
+
+def test_a_numpy_seed_deals_what_the_same_int_deals() -> None:
+    import numpy as np
+
+    a, b = raw_env("gin_rummy", max_hands=1), raw_env("gin_rummy", max_hands=1)
+    a.reset(seed=np.int64(7))
+    b.reset(seed=7)
+    assert (a.observe("seat_0")["observation"] == b.observe("seat_0")["observation"]).all()
+
+
+@pytest.mark.parametrize("seats", [2.0, True, "2"])
+def test_a_seat_count_that_is_no_whole_number_is_refused(seats: Any) -> None:
+    """2.0 passed the seat check and failed later as a TypeError, True made a one-seat
+    game, "2" was refused as "seats 2 to 2, not 2"."""
+    with pytest.raises(ValueError, match="seats must be a whole number"):
+        raw_env("gin_rummy", seats)
+
+
 def test_render_modes_other_than_ansi_are_refused() -> None:
     with pytest.raises(ValueError, match="renders 'ansi' only"):
         raw_env("golf", render_mode="human")
