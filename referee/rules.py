@@ -149,7 +149,14 @@ def _whole_numbers(name: str, raw: Any) -> tuple[int, ...]:
             continue
         if "-" in part[1:]:
             lo, hi = part.split("-", 1) if not part.startswith("-") else (part, part)
-            first, last = _whole(name, lo), _whole(name, hi)
+            try:
+                first, last = _whole(name, lo), _whole(name, hi)
+            except RulesError:  # quoted whole: "1e-320" was quoted as "1e"
+                raise RulesError(
+                    f"rule {name}: {_shown(part)} is neither a whole number nor a range FIRST-LAST"
+                ) from None
+            if last < first:  # was no numbers at all, silently
+                raise RulesError(f"rule {name}: the range {part} runs backwards (FIRST-LAST)")
             if len(out) + last - first + 1 > MAX_LIST_NUMBERS:
                 raise too_many
             out.extend(range(first, last + 1))

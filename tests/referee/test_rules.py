@@ -134,6 +134,16 @@ def test_a_list_option_is_refused_past_its_size_before_it_is_spelled_out() -> No
             parse_rules(ToyRules, {"deals": too_many})
 
 
+def test_a_range_that_runs_backwards_or_is_no_range_is_refused_as_written() -> None:
+    """ "3-1" was no numbers at all, silently; "1e-320" was refused quoting "1e"."""
+    assert parse_rules(ToyRules, {"deals": "5-5"}).deals == (5,)
+    with pytest.raises(RulesError, match="rule deals: the range 3-1 runs backwards"):
+        parse_rules(ToyRules, {"deals": "3-1"})
+    for written in ("1e-320", "1-x", "-5-3"):
+        with pytest.raises(RulesError, match=f"rule deals: '?{written}'? is neither"):
+            parse_rules(ToyRules, {"deals": written})
+
+
 def test_options_text_round_trips_and_is_described() -> None:
     rules = ToyRules(4, "nine", 50, (2, 3), True)
     assert parse_rules(ToyRules, rules_to_strings(rules)) == rules

@@ -125,7 +125,7 @@ def test_a_numpy_seed_deals_what_the_same_int_deals() -> None:
     import numpy as np
 
     a, b = raw_env("gin_rummy", max_hands=1), raw_env("gin_rummy", max_hands=1)
-    a.reset(seed=np.int64(7))
+    a.reset(seed=np.int64(7))  # type: ignore[arg-type]  # NumPy's, as an RL caller may pass
     b.reset(seed=7)
     assert (a.observe("seat_0")["observation"] == b.observe("seat_0")["observation"]).all()
 
