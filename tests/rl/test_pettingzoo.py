@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +48,17 @@ VARIANTS: list[tuple[str, int | None, dict[str, Any]]] = [
 ]
 
 
+def live_turns(e: Any) -> Iterator[tuple[str, Any, float, Any]]:
+    """PettingZoo's AEC loop: each agent to act with its observation, reward and infos
+    (the caller steps it); an agent that is done is stepped with None here."""
+    for agent in e.agent_iter():
+        obs, reward, terminated, truncated, info = e.last()
+        if terminated or truncated:
+            e.step(None)
+            continue
+        yield agent, obs, reward, info
+
+
 # api_test says these of every environment not on its own list of PettingZoo's classic
 # ones, whose observations are the same {"observation", "action_mask"} dict as ours.
 @pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
@@ -66,11 +77,7 @@ def test_a_whole_match_stays_inside_the_action_space(
     e = raw_env(game, seats, **rules)
     e.reset(seed=3)
     steps = 0
-    for _agent in e.agent_iter():
-        obs, _, terminated, truncated, info = e.last()
-        if terminated or truncated:
-            e.step(None)
-            continue
+    for _agent, obs, _, info in live_turns(e):
         legal = info["legal_actions"]
         assert [e.action_codes[i] for i in obs["action_mask"].nonzero()[0]] == sorted(legal)
         assert list(obs["observation"]) == list(e.encode_observation(info["observation"]))
@@ -164,11 +171,7 @@ def test_seats_asked_at_once_are_asked_in_the_order_local_play_asks_them(
         return sorted(legal)[n * 7 % len(legal)]
 
     in_env: list[tuple[int, str]] = []
-    for agent in e.agent_iter():
-        _obs, _, terminated, truncated, info = e.last()
-        if terminated or truncated:
-            e.step(None)
-            continue
+    for agent, _obs, _, info in live_turns(e):
         for other in e.agents:
             if other != agent:
                 assert not e.observe(other)["action_mask"].any() and not e.infos[other]
@@ -199,11 +202,7 @@ def test_a_solitaire_seats_view_is_the_same_whatever_another_seat_plays() -> Non
         e = raw_env("golf_solitaire", 2, holes=1)
         e.reset(seed=5)
         views: list[tuple[Any, ...]] = []
-        for agent in e.agent_iter():
-            obs, reward, terminated, truncated, info = e.last()
-            if terminated or truncated:
-                e.step(None)
-                continue
+        for agent, obs, reward, info in live_turns(e):
             legal = info["legal_actions"]
             plays = [code for code in legal if code.startswith("play")]
             if agent == "seat_1":
@@ -248,11 +247,7 @@ def test_gin_scores_are_given_from_your_seat_onwards() -> None:
             break
         offset += feature.size
     seen = 0
-    for _agent in e.agent_iter():
-        obs, _, terminated, truncated, info = e.last()
-        if terminated or truncated:
-            e.step(None)
-            continue
+    for _agent, obs, _, info in live_turns(e):
         message = info["observation"]
         scores = list(message.scores)
         me = message.seat
@@ -272,11 +267,7 @@ def env_moves(weights: rl_policy.Weights) -> list[tuple[str, str]]:
     e = raw_env(rl_policy.GAME, **rl_policy.RULES)
     e.reset(seed=SEED)
     moves = []
-    for _agent in e.agent_iter():
-        obs, _, terminated, truncated, info = e.last()
-        if terminated or truncated:
-            e.step(None)
-            continue
+    for _agent, obs, _, info in live_turns(e):
         action = rl_policy.pick(weights, e.action_codes, obs["observation"], obs["action_mask"])
         moves.append((str(info["observation"]), e.action_codes[action]))
         e.step(action)
