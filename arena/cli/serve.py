@@ -207,10 +207,10 @@ def watch_cmd(
     """Follow a live match in the terminal: public events and the public view as they come."""
     from arena.rendering import terminal_text
     from arena.web.live import WatchError, watch_match
-    from referee.service.servicer import MAX_WATCH_DELAY_SECONDS
+    from referee.matchspec import MAX_MATCH_SECONDS
 
-    if not 0 <= delay <= MAX_WATCH_DELAY_SECONDS:
-        raise fail(f"--delay must be from 0 to {MAX_WATCH_DELAY_SECONDS:g} seconds")
+    if not 0 <= delay <= MAX_MATCH_SECONDS:  # the referee's bound on any lag; nan too
+        raise fail(f"--delay must be from 0 to {MAX_MATCH_SECONDS} seconds")
 
     def emit(line: str) -> None:  # the referee's words, maybe a remote one: never obeyed
         sys.stdout.write(terminal_text(line) + "\n")

@@ -14,7 +14,7 @@ from google.protobuf.message import DecodeError
 
 from referee.game import game_names, get_game
 from referee.match import MatchConfig
-from referee.matchspec import MAX_MATCH_SECONDS
+from referee.matchspec import MatchConfigError, check_seconds
 from referee.rules import RulesError, describe_rules
 from referee.service.connection import Connection
 from referee.service.core import RefereeCore, WatchLimitError
@@ -33,9 +33,6 @@ HELLO_TIMEOUT = 30.0  # seconds a new stream has to say hello
 # bursts.
 HELLO_WAITS_PER_PEER = 64
 STREAM_END_GRACE = 0.5  # seconds for a disconnect to show after the reads end
-MAX_WATCH_DELAY_SECONDS = float(
-    MAX_MATCH_SECONDS
-)  # the most a watcher may ask to lag (referee.proto)
 
 
 class RefereeServicer:
@@ -150,13 +147,12 @@ class RefereeServicer:
         if runtime is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
             return
-        if not 0 <= request.delay_seconds <= MAX_WATCH_DELAY_SECONDS:  # NaN too
+        try:
             # A watcher that asked to lag forever kept its place (one of the match's
             # WATCHERS_PER_MATCH), and kept the match in memory, as long as it liked.
-            await context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT,
-                f"delay_seconds must be from 0 to {MAX_WATCH_DELAY_SECONDS:g}",
-            )
+            check_seconds("delay_seconds", request.delay_seconds)
+        except MatchConfigError as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
             return
         delay = max(runtime.spectator_delay, request.delay_seconds)
         peer = peer_address(context.peer())
