@@ -91,6 +91,11 @@ def sdk_fallbacks(stderr: str) -> list[str]:
     return [f"let the SDK answer for it{times}: {first}"]
 
 
+# A check match may not ask the bot at all (Goninkan's dealer sits out every deal of its
+# round): another is played, each with a new deal, this many in all.
+MATCHES_TO_BE_ASKED = 4
+
+
 async def check_bot(
     entrant: Entrant,
     games: list[str] | None = None,
@@ -99,8 +104,8 @@ async def check_bot(
     sandbox: Sandbox | None = None,
     hidden: tuple[str, ...] = (),
 ) -> list[CheckReport]:
-    """One short match per game, the bot in seat 0 against random bots, in ``sandbox``
-    (default: none)."""
+    """Short matches per game, the bot in seat 0 against random bots, in ``sandbox``
+    (default: none), until it has been asked to decide (at most MATCHES_TO_BE_ASKED)."""
     chosen = games or [g for g in game_names() if entrant.plays(g)]
     reports = []
     core = RefereeCore()
@@ -117,43 +122,63 @@ async def check_bot(
         )
         try:
             for game in chosen:
-                engine = get_game(game)
-                rules = parse_rules(engine.Rules, quick_rules(game))
-                seats = engine.seats(rules).start
-                try:
-                    bots = [await pool.acquire(entrant)]
-                    bots += [await pool.acquire(RANDOM_BOT) for _ in range(seats - 1)]
-                except BotLaunchError as exc:
-                    reports.append(CheckReport(game, False, 0, (str(exc),), ""))
-                    continue
-                config = MatchConfig(
-                    move_seconds=move_seconds, fault_policy="default", max_strikes=5
-                )
-                try:
-                    runtime, _ = core.create_match(
-                        game,
-                        rules,
-                        seats,
-                        secrets.randbits(63),
-                        [b.token for b in bots],
-                        names=[entrant.name] + ["random"] * (seats - 1),
-                        config=config,
-                        start_timeout=30.0,
-                    )
-                    result = await runtime.wait()
-                except RefereeError as exc:
-                    reports.append(CheckReport(game, False, 0, (f"the referee failed: {exc}",), ""))
-                    continue
-                finally:
-                    logs = [pool.release(b) for b in bots]
-                problems = describe(result, 0) + sdk_fallbacks(logs[0].text)
-                tail = "\n".join(logs[0].text.strip().splitlines()[-5:])
-                decisions = sum(1 for d in parse_replay(result.replay).decisions if d["seat"] == 0)
-                reports.append(CheckReport(game, not problems, decisions, tuple(problems), tail))
+                for _ in range(MATCHES_TO_BE_ASKED):
+                    report = await _check_match(core, pool, entrant, game, move_seconds)
+                    if report.decisions or report.problems:
+                        break
+                else:
+                    never = f"was never asked to decide in {MATCHES_TO_BE_ASKED} matches"
+                    report = CheckReport(game, False, 0, (never,), report.stderr_tail)
+                reports.append(report)
         finally:
             await pool.close()
             await server.stop(0)
     return reports
+
+
+async def _check_match(
+    core: RefereeCore, pool: BotPool, entrant: Entrant, game: str, move_seconds: float
+) -> CheckReport:
+    """One short match of ``game``, the bot in seat 0; its process stopping counts even
+    if it was never asked to decide."""
+    engine = get_game(game)
+    rules = parse_rules(engine.Rules, quick_rules(game))
+    seats = engine.seats(rules).start
+    try:
+        bots = [await pool.acquire(entrant)]
+        bots += [await pool.acquire(RANDOM_BOT) for _ in range(seats - 1)]
+    except BotLaunchError as exc:
+        return CheckReport(game, False, 0, (str(exc),), "")
+    config = MatchConfig(move_seconds=move_seconds, fault_policy="default", max_strikes=5)
+    try:
+        runtime, _ = core.create_match(
+            game,
+            rules,
+            seats,
+            secrets.randbits(63),
+            [b.token for b in bots],
+            names=[entrant.name] + ["random"] * (seats - 1),
+            config=config,
+            start_timeout=30.0,
+        )
+        result = await runtime.wait()
+    except RefereeError as exc:
+        return CheckReport(game, False, 0, (f"the referee failed: {exc}",), "")
+    finally:
+        logs = [pool.release(b) for b in bots]
+    problems = describe(result, 0) + sdk_fallbacks(logs[0].text)
+    bot = bots[0]
+    if not problems and not bot.alive and not (bot.faulted or bot.retiring):
+        # It exited where no decision was due: no fault, but no bot either.
+        code = bot.process.returncode
+        last = bot.last_line()
+        problems.append(
+            f"{_FAULT_WORDS['crash']}: bot process exited with code {code}"
+            + (f": {last}" if last else "")
+        )
+    tail = "\n".join(logs[0].text.strip().splitlines()[-5:])
+    decisions = sum(1 for d in parse_replay(result.replay).decisions if d["seat"] == 0)
+    return CheckReport(game, not problems, decisions, tuple(problems), tail)
 
 
 def run_checks(

@@ -3,6 +3,7 @@ stop a bot and record a fault while the tournament goes on; stderr is kept per m
 
 from __future__ import annotations
 
+import asyncio
 import ctypes
 import json
 import os
@@ -15,7 +16,10 @@ from typing import cast
 
 import pytest
 
+from arena import checks
 from arena.bots import OPEN_FILES_PER_PROCESS, descriptors, with_open_files_limit
+from arena.store import Entrant
+from referee.game import get_game, parse_rules
 from referee.replay import parse_replay
 from tests.conftest import arena, register_bot, stored_replays
 
@@ -59,6 +63,31 @@ def test_check_reports_each_broken_rule_in_plain_words(
     out = arena(db, "bots", "check", "bad", "--move-seconds", "1", check=False)
     assert out.returncode == 1
     assert words in out.stdout.replace("\n", " ")
+
+
+SEAT_0_DEALS = 9  # a Goninkan deal seed whose first dealer is seat 0 (asserted below)
+
+
+def test_a_check_that_never_asks_the_bot_is_played_again_and_a_bot_dead_unasked_fails(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Goninkan's dealer sits out every deal of its round. A bot that exits at once
+    passed its check when it dealt ("0 decisions, no faults") and was stored. Now a process
+    that died fails the check even unasked, and a check that never asks the bot is played
+    again on another deal; here every deal has the bot dealing."""
+    engine = get_game("goninkan")
+    rules = parse_rules(engine.Rules, checks.quick_rules("goninkan"))
+    assert engine.initial_state(rules, 6, SEAT_0_DEALS).dealer == 0
+    monkeypatch.setattr("secrets.randbits", lambda bits: SEAT_0_DEALS)  # every deal
+    crashing = Entrant("crashy", ("goninkan",), (PY, "-c", "raise SystemExit(3)"), str(ROOT), "")
+    [report] = asyncio.run(checks.check_bot(crashing, ["goninkan"]))
+    assert not report.ok and report.decisions == 0
+    assert report.problems == ("stopped running: bot process exited with code 3",)
+    [report] = asyncio.run(checks.check_bot(checks.RANDOM_BOT, ["goninkan"]))
+    assert not report.ok
+    assert report.problems == (
+        f"was never asked to decide in {checks.MATCHES_TO_BE_ASKED} matches",
+    )
 
 
 def _tournament(db: Path, *extra: str, move_seconds: float = 10) -> dict[str, object]:
