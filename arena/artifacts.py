@@ -33,7 +33,7 @@ import tomllib
 import zipfile
 import zlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
@@ -188,7 +188,20 @@ def read_archive(
         files = _read_tar(data, limits)
     else:
         raise SubmissionError("not a .zip or .tar.gz archive")
-    return _artifact(files, command, games)
+    return _artifact(_without_top_folder(files), command, games)
+
+
+def _without_top_folder(files: list[BotFile]) -> list[BotFile]:
+    """An archive of the bot's folder (``tar czf bot.tar.gz mybot``, ``zip -r bot.zip
+    mybot``) holds everything under one folder: that folder is the bot's directory when
+    the manifest is at its top and nothing lies beside it."""
+    tops = {f.path.split("/", 1)[0] for f in files}
+    if len(tops) != 1 or any(f.path == MANIFEST_NAME or "/" not in f.path for f in files):
+        return files
+    [top] = tops
+    if not any(f.path == f"{top}/{MANIFEST_NAME}" for f in files):
+        return files
+    return [replace(f, path=f.path.split("/", 1)[1]) for f in files]
 
 
 def _artifact(

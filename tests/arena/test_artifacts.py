@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import shutil
 import stat
 import tarfile
 import zipfile
@@ -89,6 +90,28 @@ def test_directory_zip_and_tar_give_one_hash(tmp_path: Path) -> None:
     again = read_archive(from_dir.archive())
     assert again.sha256 == from_dir.sha256
     assert again.archive() == from_dir.archive()
+
+
+def test_an_archive_of_the_bots_folder_is_that_folder(tmp_path: Path) -> None:
+    """`tar czf bot.tar.gz mybot` and `zip -r bot.zip mybot`, the usual way to pack a
+    folder, put everything under mybot/: it was refused ("no bot.toml at the top"). The
+    folder is the bot's directory, with the same files and hash as the folder itself."""
+    files = {"bot.toml": MANIFEST, "bot.py": BOT, "lib/helper.py": b"X = 1\n"}
+    folder = make_dir(tmp_path / "mybot", files)
+    expected = read_submission(folder).sha256
+    for kind in ("zip", "gztar"):  # with the folders' own entries, as the tools write them
+        made = shutil.make_archive(str(tmp_path / kind), kind, tmp_path, "mybot")
+        artifact = read_archive(Path(made).read_bytes())
+        assert artifact.sha256 == expected, kind
+        assert [f.path for f in artifact.files] == ["bot.py", "bot.toml", "lib/helper.py"]
+    nested = {f"mybot/{name}": data for name, data in files.items()}
+    for refused in (
+        {"mybot/bot.py": BOT},  # no manifest in the folder either
+        {**nested, "other/x.py": b""},  # two top folders
+        {**nested, "README": b""},  # a file beside the folder
+    ):
+        with pytest.raises(SubmissionError, match=r"no bot\.toml at the top"):
+            read_archive(zip_of(refused))
 
 
 def test_hash_changes_with_content_and_exec_bit(tmp_path: Path) -> None:
