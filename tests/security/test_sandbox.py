@@ -130,7 +130,7 @@ def test_demo_falls_back_with_a_note_when_bwrap_does_not_work(
 
 @needs_bwrap
 def test_readme_python_bot_recipe_plays_in_the_sandbox(tmp_path: Path) -> None:
-    """`arena bots add mybot --game gin_rummy -- python mybot.py`, from the bot's folder."""
+    """`arena bots add mybot --game gin_rummy --cwd mybot -- python mybot.py` (README)."""
     folder = tmp_path / "mybot"
     folder.mkdir()
     (folder / "mybot.py").write_text(
