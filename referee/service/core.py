@@ -133,6 +133,16 @@ class RefereeCore:
                 )
             elif token not in self.sessions:
                 raise RefereeError(f"seat {seat}: unknown player token")
+            elif self.sessions[token].single_use:  # its match was forfeited at once
+                raise RefereeError(
+                    f"seat {seat}: a seat token of another match; seat a player with a "
+                    "player token (IssuePlayerToken)"
+                )
+            elif token in tokens:  # one stream holds one turn: a reconnect lost the other
+                raise RefereeError(
+                    f"seat {seat}: the player token of seat {tokens.index(token)} too; "
+                    "a player takes one seat of a match"
+                )
             tokens.append(token)
         display = tuple(names) if names else tuple(self.sessions[t].name for t in tokens)
         spec = MatchSpec(match_id, game, parsed, seats, seed, display, config or MatchConfig())

@@ -203,10 +203,14 @@ class PlayerSession:
             return
         action = message.action
         pending = self.pending.get(action.request_id)
-        if pending is None:
+        # A pending turn whose future is done is no longer waiting either: its deadline
+        # fired (or it was answered) in this turn of the event loop, and the seat has
+        # not forgotten it yet. Its answer was dropped without a word.
+        if pending is None or pending.future.done():
             if self._flooding():
                 return
-            status = "late" if action.request_id in self.expired else "unknown_request"
+            waited = pending is not None or action.request_id in self.expired
+            status = "late" if waited else "unknown_request"
             text = (
                 "that turn is no longer waiting (its deadline passed, or it was answered "
                 "already); ignored"
@@ -221,8 +225,7 @@ class PlayerSession:
                 )
             )
             return
-        if not pending.future.done():
-            pending.future.set_result(action.code)
+        pending.future.set_result(action.code)
 
     def on_stream_end(self) -> None:
         """The bot's side of the stream ended while the stream stayed open: it half-closed,

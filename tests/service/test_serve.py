@@ -57,6 +57,27 @@ def test_admin_rpcs_need_the_admin_token(served: str) -> None:
         assert {"knock_limit", "target_score", "max_hands"} <= {o.name for o in gin.options}
 
 
+def test_a_match_seats_a_player_once_and_no_seat_token_of_another_match(served: str) -> None:
+    """One player token in two seats: its stream holds one turn, and a reconnect lost the
+    other seat's (it timed out with the bot connected). Another match's seat token was
+    taken and the match forfeited at once as a crash."""
+    with grpc.insecure_channel(served) as channel:
+        stub = referee_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
+        player = stub.IssuePlayerToken(pb.IssuePlayerTokenRequest(name="p"), metadata=ADMIN)
+        seated = stub.CreateMatch(pb.CreateMatchRequest(game="gin_rummy", seats=2), metadata=ADMIN)
+        for players, words in (
+            ([player.token, player.token], "seat 1: the player token of seat 0 too"),
+            ([seated.seat_tokens[0], ""], "seat 0: a seat token of another match"),
+        ):
+            with pytest.raises(grpc.RpcError) as refused:
+                stub.CreateMatch(
+                    pb.CreateMatchRequest(game="gin_rummy", seats=2, players=players),
+                    metadata=ADMIN,
+                )
+            assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert words in (refused.value.details() or "")
+
+
 def test_remote_bots_play_a_created_match_while_a_spectator_watches(served: str) -> None:
     with grpc.insecure_channel(served) as channel:
         stub = referee_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
