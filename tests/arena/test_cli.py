@@ -18,6 +18,7 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,6 +39,29 @@ def stored_rules(db: Path, tournament: int = 1) -> dict[str, object]:
         row = conn.execute("select rules from tournaments where id = ?", [tournament]).fetchone()
     rules: dict[str, object] = json.loads(row[0])
     return rules
+
+
+def test_no_help_shows_a_value_for_a_flag() -> None:
+    """Typer 0.29 showed every on/off flag as taking a value (`--json <bool>`, even
+    `--help <bool>`), and `--json true` is an error: a new user typed it."""
+    from typer.main import get_command
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    def paths(command: Any, path: tuple[str, ...]) -> list[tuple[str, ...]]:
+        found = [path]
+        for name, sub in getattr(command, "commands", {}).items():  # a group's
+            found += paths(sub, (*path, name))
+        return found
+
+    every = paths(get_command(app), ())
+    assert len(every) > 30
+    runner = CliRunner()
+    for path in every:
+        shown = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "200"})
+        assert shown.exit_code == 0, (path, shown.output)
+        assert "<bool>" not in shown.output, (path, shown.output)
 
 
 def test_every_rules_value_is_applied_and_stray_words_are_errors(tmp_path: Path) -> None:
