@@ -175,29 +175,53 @@ def _index(store: Store) -> str:
     return page("Card Arena", "\n".join(body), f"database {store.path}")
 
 
-def _leaderboard(store: Store, game: str, rules_key: str) -> str:
-    rows = [
-        (
-            r.rank,
-            link(f"/matches?bot={quote(r.entrant)}&game={quote(game)}", r.entrant),
-            r.mu,
-            r.sigma,
-            r.conservative,
-            r.games,
-            r.wins,
-            r.score_text,
-            r.faults_text,
+def _leaderboard(store: Store, game: str, rules_key: str | None) -> str:
+    """``/leaderboard/GAME``: a table per rule set played, as `arena leaderboard` prints
+    them; ``?rules=KEY`` picks one (without it the page was a 404 naming rules '')."""
+    played = store.rules_keys(game)
+    if not played:
+        raise NotFound(f"no {game} matches stored")
+    if rules_key is not None and rules_key not in played:
+        raise NotFound(
+            f"no {game} matches with rules {rules_key!r}; rule sets played: {', '.join(played)}"
         )
-        for r in leaderboard(store, game, rules_key)
-    ]
-    if not rows:
-        raise NotFound(f"no {game} matches with rules {rules_key!r}")
-    body = table(
-        ["#", "bot", "mu", "sigma", "mu − 3σ", "games", "wins", "mean score ± 95% CI", "faults"],
-        rows,
-        numeric=(0, 2, 3, 4, 5, 6),
-    )
-    return page(f"Leaderboard: {game}", body, f"rules {rules_key or 'default'}", ("/", "home"))
+    sections = []
+    for key in [rules_key] if rules_key is not None else played:
+        rows = [
+            (
+                r.rank,
+                link(f"/matches?bot={quote(r.entrant)}&game={quote(game)}", r.entrant),
+                r.mu,
+                r.sigma,
+                r.conservative,
+                r.games,
+                r.wins,
+                r.score_text,
+                r.faults_text,
+            )
+            for r in leaderboard(store, game, key)
+        ]
+        here = link(f"/leaderboard/{quote(game)}?rules={quote(key)}", f"rules {key}")
+        sections.append(
+            f"<h2>{here.html}</h2>"
+            + table(
+                [
+                    "#",
+                    "bot",
+                    "mu",
+                    "sigma",
+                    "mu − 3σ",
+                    "games",
+                    "wins",
+                    "mean score ± 95% CI",
+                    "faults",
+                ],
+                rows,
+                numeric=(0, 2, 3, 4, 5, 6),
+            )
+        )
+    meta = f"rules {rules_key}" if rules_key is not None else "every rule set played"
+    return page(f"Leaderboard: {game}", "\n".join(sections), meta, ("/", "home"))
 
 
 @lru_cache(maxsize=32)
@@ -260,7 +284,7 @@ def route(db: Path, path: str, query: dict[str, list[str]]) -> Response:
         if parts == ["matches"]:
             return _html(_matches_page(store, arg))
         if parts[0] == "leaderboard" and len(parts) == 2:
-            return _html(_leaderboard(store, parts[1], arg.get("rules", "")))
+            return _html(_leaderboard(store, parts[1], arg.get("rules")))
     finally:
         store.close()
     raise NotFound(f"no page {path}")

@@ -119,6 +119,11 @@ def test_web_serves_the_database(web: tuple[str, Path, int]) -> None:
     assert status == 200 and all(m["id"] in listed for m in matches)
     status, _, board = get(f"{base}/leaderboard/gin_rummy?rules=max_hands%3D3")
     assert status == 200 and "mu − 3σ" in board and ">gin<" in board
+    # Without ?rules= every rule set played (it was a 404 naming rules '')
+    status, _, every = get(f"{base}/leaderboard/gin_rummy")
+    assert status == 200 and ">rules max_hands=3<" in every and ">gin<" in every
+    status, _, unplayed = get(f"{base}/leaderboard/gin_rummy?rules=default")
+    assert status == 404 and "rule sets played: max_hands=3" in unplayed
     status, _, missing = get(f"{base}/match/nope")
     assert status == 404 and "no match" in missing
     assert get(f"{base}/elsewhere")[0] == 404
