@@ -29,6 +29,7 @@ from typing import Any
 from arena.matchplay import DealTurns, HostSettings, MatchJob, PlayedMatch
 from arena.sandbox import SandboxError
 from arena.store import Entrant, Store
+from referee.owned_dirs import tagged_temp_dir
 
 INSTALL_HINT = "install it with scripts/bootstrap dask in the clone (or pip install -e '.[dask]')"
 # How often a match is sent before its cancellation by Dask (a lost archive) is an error.
@@ -188,6 +189,8 @@ class _client:
         self.options = options
         self.cluster: Any = None
         self.client: Any = None
+        self.scratch: Any = None  # the local cluster's folder, removed with it
+        self.config: Any = None
 
     async def __aenter__(self) -> Any:
         d, o = self.distributed, self.options
@@ -200,6 +203,14 @@ class _client:
                     "kept: resume it with --cluster once the scheduler is up"
                 ) from exc
             return self.client
+        # Dask's default is a dask-scratch-space folder in the temporary folder, left
+        # behind for good; this one is the arena's own (removed at exit, or by the next
+        # arena if this one was killed).
+        import dask.config  # with distributed, which require_dask checked
+
+        self.scratch = tagged_temp_dir("arena-dask")
+        # Every Dask server (the scheduler and nannies too) makes its folder there.
+        self.config = dask.config.set({"temporary-directory": self.scratch.name})
         self.cluster = await d.LocalCluster(
             n_workers=o.workers or 1,
             threads_per_worker=o.matches_per_worker or default_matches_per_worker(),
@@ -217,3 +228,6 @@ class _client:
             await self.client.close()
         if self.cluster is not None:
             await self.cluster.close()
+        if self.scratch is not None:
+            self.config.__exit__(None, None, None)
+            self.scratch.cleanup()

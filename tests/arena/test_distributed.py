@@ -82,7 +82,12 @@ def test_local_workers_store_what_in_process_stores(
 ) -> None:
     db = tmp_path / "arena.db"
     prepare(db, tmp_path)
-    arena(db, *RUN, "--workers", str(workers), "--matches-per-worker", "2")
+    scratch = tmp_path / "tmp"  # the arena's temporary folder: Dask's scratch goes there
+    scratch.mkdir()
+    env = {"TMPDIR": str(scratch)}
+    arena(db, *RUN, "--workers", str(workers), "--matches-per-worker", "2", env=env)
+    # Dask's own default, dask-scratch-space in the temporary folder, stayed for good
+    assert list(scratch.iterdir()) == []
     assert (results(db), ratings(db)) == in_process
     assert len(workers_of(db)) == workers  # every worker played
     assert all(r[5] == 0 for r in results(db))  # no faults
