@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 from arena import cgroups
 from arena.limits import BotLimits as BotLimits  # its home; imported from here too
 from arena.referee_relay import BotRelay
-from arena.sandbox import Sandbox, SandboxError, sandbox_env
+from arena.sandbox import Sandbox, SandboxError, proto_dir, sandbox_env
 from arena.store import Entrant
 from referee.owned_dirs import tagged_temp_dir
 from referee.service import RefereeCore
@@ -513,6 +513,7 @@ class BotPool:
                 "ARENA_TARGET": f"unix:{relay.socket_path}",
                 "ARENA_TOKEN": token,
                 "ARENA_BOT_SEED": self.bot_seed(entrant.name),
+                **({"ARENA_PROTO_DIR": proto} if (proto := proto_dir()) else {}),
                 "PYTHONUNBUFFERED": "1",
             },
         )

@@ -55,7 +55,7 @@ class CheckReport:
     ok: bool
     decisions: int
     problems: tuple[str, ...]
-    stderr_tail: str
+    stderr_excerpt: str  # its stderr's first and last lines
 
 
 def quick_rules(game: str) -> dict[str, str]:
@@ -128,7 +128,7 @@ async def check_bot(
                         break
                 else:
                     never = f"was never asked to decide in {MATCHES_TO_BE_ASKED} matches"
-                    report = CheckReport(game, False, 0, (never,), report.stderr_tail)
+                    report = CheckReport(game, False, 0, (never,), report.stderr_excerpt)
                 reports.append(report)
         finally:
             await pool.close()
@@ -176,9 +176,18 @@ async def _check_match(
             f"{_FAULT_WORDS['crash']}: bot process exited with code {code}"
             + (f": {last}" if last else "")
         )
-    tail = "\n".join(logs[0].text.strip().splitlines()[-5:])
     decisions = sum(1 for d in parse_replay(result.replay).decisions if d["seat"] == 0)
-    return CheckReport(game, not problems, decisions, tuple(problems), tail)
+    return CheckReport(game, not problems, decisions, tuple(problems), stderr_excerpt(logs[0].text))
+
+
+def stderr_excerpt(text: str, first: int = 3, last: int = 5) -> str:
+    """A bot's stderr, its ``first`` and ``last`` lines: the cause often comes first (the
+    JavaScript bot's missing .proto file) and a stack trace after it."""
+    lines = text.strip().splitlines()
+    if len(lines) <= first + last:
+        return "\n".join(lines)
+    skipped = len(lines) - first - last
+    return "\n".join([*lines[:first], f"… ({skipped} lines)", *lines[-last:]])
 
 
 def run_checks(

@@ -161,18 +161,29 @@ def _python_bin_dirs() -> list[str]:
     return [os.path.dirname(os.path.abspath(sys.executable))]
 
 
+def _sdk_package() -> Path:
+    import referee
+
+    return Path(referee.__file__).resolve().parent
+
+
+@functools.cache
+def proto_dir() -> str | None:
+    """The .proto files' folder (a bot in another language loads them at run time; the
+    arena tells it where in ARENA_PROTO_DIR), or None when not installed beside the SDK."""
+    proto = _sdk_package().parent / "proto"
+    return str(proto) if proto.is_dir() else None
+
+
 @functools.cache
 def _runtime_paths() -> tuple[str, ...]:
     """Directories a bot needs to run Python with the SDK, and Node.js, shown read-only."""
-    import referee
-
     paths = {os.path.realpath(sys.base_prefix), os.path.abspath(sys.prefix)}
     paths.add(os.path.realpath(sys.prefix))
-    package = Path(referee.__file__).resolve().parent
-    paths.add(str(package))  # the SDK (referee.client) and its generated messages
-    proto = package.parent / "proto"
-    if proto.is_dir():
-        paths.add(str(proto))  # bots in other languages load the .proto files at run time
+    paths.add(str(_sdk_package()))  # the SDK (referee.client) and its generated messages
+    proto = proto_dir()
+    if proto is not None:
+        paths.add(proto)
     node = shutil.which("node")
     if node is not None:
         real = Path(node).resolve()

@@ -299,10 +299,10 @@ def _print_check_reports(name: str, reports: list[checks.CheckReport]) -> None:
         console.print(f"[{color}]{word}[/] {escape(text)}", highlight=False)
         for line in rest:
             console.print(line, markup=False, highlight=False)
-        if r.stderr_tail and not r.ok:
+        if r.stderr_excerpt and not r.ok:
             console.print(
-                "  its last stderr lines:\n"
-                + "\n".join(f"    {x}" for x in terminal_text(r.stderr_tail).splitlines()),
+                "  its stderr (first and last lines):\n"
+                + "\n".join(f"    {x}" for x in terminal_text(r.stderr_excerpt).splitlines()),
                 markup=False,
                 highlight=False,
             )

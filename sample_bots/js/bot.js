@@ -38,10 +38,11 @@ const ginStrategy = require('./gin_strategy');
 
 const VERSION = require('./package.json').version;
 
-// The .proto files are loaded at run time straight from the repository's proto/ folder,
-// so the bot always speaks the referee's current contract (no generated code to keep
-// in sync). proto/ is also the include path, so `import "referee/v1/cards.proto"` works.
-const PROTO_DIR = path.resolve(__dirname, '..', '..', 'proto');
+// The .proto files are loaded at run time from the arena's proto/ folder (ARENA_PROTO_DIR,
+// set by the arena, also inside its sandbox), else from this repository's, so the bot
+// always speaks the referee's current contract (no generated code to keep in sync).
+// proto/ is also the include path, so `import "referee/v1/cards.proto"` works.
+const PROTO_DIR = process.env.ARENA_PROTO_DIR || path.resolve(__dirname, '..', '..', 'proto');
 const LOADER_OPTIONS = {
   includeDirs: [PROTO_DIR],
   keepCase: true, // field names exactly as in the .proto: legal_actions, request_id, ...

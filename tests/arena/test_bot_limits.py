@@ -65,6 +65,20 @@ def test_check_reports_each_broken_rule_in_plain_words(
     assert words in out.stdout.replace("\n", " ")
 
 
+def test_a_check_shows_the_first_and_last_lines_of_a_bots_stderr() -> None:
+    """The cause often comes first and a stack trace after it: the JavaScript bot's
+    missing .proto file was past the five last lines shown."""
+    text = "\n".join(f"line {i}" for i in range(20)) + "\n"
+    assert checks.stderr_excerpt(text).splitlines() == [
+        "line 0",
+        "line 1",
+        "line 2",
+        "… (12 lines)",
+        *(f"line {i}" for i in range(15, 20)),
+    ]
+    assert checks.stderr_excerpt("one\ntwo\n") == "one\ntwo"
+
+
 SEAT_0_DEALS = 9  # a Goninkan deal seed whose first dealer is seat 0 (asserted below)
 
 

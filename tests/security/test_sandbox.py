@@ -187,8 +187,11 @@ JS_DIR = ROOT / "sample_bots" / "js"
     reason="node and sample_bots/js/node_modules are needed (scripts/bootstrap dev)",
 )
 def test_javascript_sample_bot_plays_in_the_sandbox(tmp_path: Path) -> None:
+    """From a copy outside the repository, as a submitter's would be: it loads the .proto
+    files from ARENA_PROTO_DIR (it looked for ../../proto and crashed)."""
     db = tmp_path / "arena.db"
-    add_gin_bot(db, "js", "node", "bot.js", "--strategy", "random", folder=JS_DIR)
+    copy = shutil.copytree(JS_DIR, tmp_path / "jsbot", symlinks=True)
+    add_gin_bot(db, "js", "node", "bot.js", "--strategy", "random", folder=copy)
     add_random(db, "random", "random2")
     summary = tournament(db, "js,random")
     assert summary["played"] == 2 and not summary["errors"]
