@@ -549,6 +549,10 @@ class Store:
             row = dict(row)
             row["entrants"] = json.loads(row["entrants"])
             row["outcome"] = json.loads(row["outcome"])
+            # a sha256 per seat (null for a plain command), as a list like the entrants (it
+            # reached `matches list --json` as JSON text inside the JSON); None for a match
+            # stored before the column was added
+            row["artifacts"] = json.loads(row["artifacts"]) if row.get("artifacts") else None
             out.append(row)
         return out
 

@@ -136,6 +136,9 @@ def test_submitted_bot_plays_its_stored_code_and_versions_rate_apart(tmp_path: P
     for entrants, artifacts in rows(db, "select entrants, artifacts from matches"):
         for name, sha in zip(json.loads(entrants), json.loads(artifacts), strict=True):
             assert sha == {"marked@1": sha1, "marked@2": sha2}.get(name)
+    # ... and `matches list --json` gives them as a list per seat (it gave JSON text)
+    for match in json.loads(arena(db, "matches", "list", "--json").stdout):
+        assert len(match["artifacts"]) == len(match["entrants"]), match
 
     # Listings say which bots are submitted, with version, hash, size and submitter.
     listed = json.loads(arena(db, "bots", "list", "--json").stdout)
