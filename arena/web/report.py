@@ -95,39 +95,34 @@ def gather(store: Store, tournament_id: int) -> Report:
     return report
 
 
-def _board_html(report: Report) -> str:
+def leaderboard_table(
+    board: list[Row], bot: Callable[[str], Cell] = str, mean_rank: bool = False
+) -> str:
+    """A leaderboard as a table, each bot's cell made by ``bot`` (a link, or its name);
+    ``mean_rank`` adds that column (a tournament's report)."""
+    headers = ["#", "bot", "mu", "sigma", "mu − 3σ", "games", "wins", "mean score ± 95% CI"]
     rows = [
         (
             r.rank,
-            r.entrant,
+            bot(r.entrant),
             r.mu,
             r.sigma,
             r.conservative,
             r.games,
             r.wins,
             r.score_text,
-            f"{r.mean_rank:.2f}",
+            *([f"{r.mean_rank:.2f}"] if mean_rank else []),
             r.faults_text,
         )
-        for r in report.board
+        for r in board
     ]
-    return table(
-        [
-            "#",
-            "bot",
-            "mu",
-            "sigma",
-            "mu − 3σ",
-            "games",
-            "wins",
-            "mean score ± 95% CI",
-            "mean rank",
-            "faults",
-        ],
-        rows,
-        numeric=(0, 2, 3, 4, 5, 6, 8),
-        cls="leaderboard",
-    )
+    numeric = (0, 2, 3, 4, 5, 6, 8) if mean_rank else (0, 2, 3, 4, 5, 6)
+    columns = [*headers, *(["mean rank"] if mean_rank else []), "faults"]
+    return table(columns, rows, numeric=numeric, cls="leaderboard")
+
+
+def _board_html(report: Report) -> str:
+    return leaderboard_table(report.board, mean_rank=True)
 
 
 def _pairs_html(report: Report) -> str:

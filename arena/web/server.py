@@ -30,9 +30,9 @@ from arena.leaderboard import leaderboard
 from arena.rendering import terminal_text
 from arena.store import Store, StoreError
 from arena.submissions import SubmissionRefused
-from arena.web.pages import link, page, table
+from arena.web.pages import Raw, link, page, table
 from arena.web.replay_page import replay_html
-from arena.web.report import gather, report_html
+from arena.web.report import gather, leaderboard_table, report_html
 from arena.web.upload import (
     SUBMIT_PATH,
     handle_upload,
@@ -175,6 +175,10 @@ def _index(store: Store) -> str:
     return page("Card Arena", "\n".join(body), f"database {store.path}")
 
 
+def _bot_link(game: str, name: str) -> Raw:
+    return link(f"/matches?bot={quote(name)}&game={quote(game)}", name)
+
+
 def _leaderboard(store: Store, game: str, rules_key: str | None) -> str:
     """``/leaderboard/GAME``: a table per rule set played, as `arena leaderboard` prints
     them; ``?rules=KEY`` picks one (without it the page was a 404 naming rules '')."""
@@ -187,39 +191,10 @@ def _leaderboard(store: Store, game: str, rules_key: str | None) -> str:
         )
     sections = []
     for key in [rules_key] if rules_key is not None else played:
-        rows = [
-            (
-                r.rank,
-                link(f"/matches?bot={quote(r.entrant)}&game={quote(game)}", r.entrant),
-                r.mu,
-                r.sigma,
-                r.conservative,
-                r.games,
-                r.wins,
-                r.score_text,
-                r.faults_text,
-            )
-            for r in leaderboard(store, game, key)
-        ]
+        board = leaderboard(store, game, key)
         here = link(f"/leaderboard/{quote(game)}?rules={quote(key)}", f"rules {key}")
-        sections.append(
-            f"<h2>{here.html}</h2>"
-            + table(
-                [
-                    "#",
-                    "bot",
-                    "mu",
-                    "sigma",
-                    "mu − 3σ",
-                    "games",
-                    "wins",
-                    "mean score ± 95% CI",
-                    "faults",
-                ],
-                rows,
-                numeric=(0, 2, 3, 4, 5, 6),
-            )
-        )
+        bot = partial(_bot_link, game)
+        sections.append(f"<h2>{here.html}</h2>" + leaderboard_table(board, bot))
     meta = f"rules {rules_key}" if rules_key is not None else "every rule set played"
     return page(f"Leaderboard: {game}", "\n".join(sections), meta, ("/", "home"))
 
