@@ -148,6 +148,10 @@ class BotProcess:
     faulted: bool = False  # a limit fault was reported: its exit is not a crash
     retiring: bool = False  # replaced (it has played the deal it was wanted for): stopping
     deals: set[int] = field(default_factory=set)  # the deals it has played (MatchJob.deal)
+    # The deals other processes of its bot played while it was alive: two processes alive
+    # at once can pass what they saw (a futex on a shared file), so it may know them too.
+    alongside: set[int] = field(default_factory=set)
+    deal: int | None = None  # the deal of the match it is in
     # Without a cgroup: every process ever counted as the bot's, (pid -> start time), so a
     # setsid() helper orphaned when the bot exits is still killed with it.
     seen: dict[int, int] = field(default_factory=dict)
@@ -402,9 +406,9 @@ class BotPool:
         with its per-match stderr capture and CPU baseline reset. With ``deal`` (the
         match's seed, or its rules' fixed deal), never a process that has played that deal: every table of a round
         plays one deal, from every seat in turn, and a process remembers what it saw (the
-        hand it held is now an opponent's, the stock's order is the same). One that has
-        played it is stopped and replaced, so the pool stays as large as the matches in
-        play need."""
+        hand it held is now an opponent's, the stock's order is the same). Nor one that
+        was alive while another process of the bot played it (they can pass it on). Idle
+        ones that have are stopped, and gone, before a new one starts."""
         if self.closing:  # close() stops the processes it sees: none may start after it
             raise BotLaunchError(f"cannot start bot {entrant.name!r}: the arena is stopping")
         if self._monitor is None:
@@ -414,13 +418,22 @@ class BotPool:
             for b in self.processes[entrant.name]
             if b.alive and not b.busy and not b.faulted and not b.retiring
         ]
-        bot = next((b for b in free if deal not in b.deals), None)
+        bot = next((b for b in free if deal not in b.deals | b.alongside), None)
         if bot is None:
-            if free:
-                self._retire(free[0])
+            # Each idle one has played this deal or lived beside a process that did: all
+            # are stopped, and gone, before the new one starts (one told to go lived on
+            # for its grace beside its replacement and passed it the opponent's hand).
+            await asyncio.gather(*(self._retire(b) for b in free))
             bot = await self._launch(entrant)
         if deal is not None:
             bot.deals.add(deal)
+        others = [b for b in self.processes[entrant.name] if b is not bot and b.alive]
+        for other in others:
+            if deal is not None:
+                other.alongside.add(deal)
+            if other.busy and other.deal is not None:
+                bot.alongside.add(other.deal)
+        bot.deal = deal
         bot.capture.take()  # nothing is written in no match: late output has its own
         bot.busy = True
         bot.idle_baseline = None
@@ -434,6 +447,7 @@ class BotPool:
         same stderr limit."""
         self._hand_over_late_output(bot)
         bot.busy = False
+        bot.deal = None
         bot.last_match = match
         bot.releases += 1
         bot.answered = lambda: False
@@ -764,12 +778,14 @@ class BotPool:
             task = asyncio.get_running_loop().create_task(asyncio.to_thread(bot.kill))
             self._tasks.append(task)
 
-    def _retire(self, bot: BotProcess) -> None:
-        """Stop an idle process for good (in the background, so the match that replaces
-        it need not wait): told so, it exits; after STOP_GRACE_SECONDS it is killed."""
+    def _retire(self, bot: BotProcess) -> asyncio.Task[None]:
+        """Stop an idle process for good: told so, it exits; after STOP_GRACE_SECONDS it is
+        killed. The task ends once it is gone."""
         bot.retiring = True
         self._stopping = [task for task in self._stopping if not task.done()]
-        self._stopping.append(asyncio.get_running_loop().create_task(self._stop_retired(bot)))
+        task = asyncio.get_running_loop().create_task(self._stop_retired(bot))
+        self._stopping.append(task)
+        return task
 
     async def _stop_retired(self, bot: BotProcess) -> None:
         await asyncio.to_thread(self._note_trees, [bot])  # before it can exit: see _note_trees

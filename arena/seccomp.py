@@ -24,6 +24,7 @@ import errno
 import fcntl
 import functools
 import os
+import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -96,10 +97,16 @@ DENIED_FCNTL: dict[str, int] = {
 # madvise advice refused: evicting a mapped shared file's pages from the page cache.
 # (Allocators' advice, such as MADV_DONTNEED and MADV_FREE, works.)
 DENIED_MADVISE: dict[str, int] = {"MADV_COLD": 20, "MADV_PAGEOUT": 21}
+# Socket families refused. A virtual machine's vsock ports are one space for the whole
+# machine, not per network namespace: a red-team bot bound a port per card of its hand
+# and a later process of its bot, in another sandbox, read the hand off the ports taken
+# (and the hypervisor's host is reachable through it).
+DENIED_FAMILIES: dict[str, int] = {"AF_VSOCK": socket.AF_VSOCK}
 # Calls refused for some values of one argument: names, the argument's index, the values.
 DENIED_VALUES: tuple[tuple[tuple[str, ...], int, dict[str, int]], ...] = (
     (("fcntl",), 1, DENIED_FCNTL),
     (("madvise",), 2, DENIED_MADVISE),
+    (("socket", "socketpair"), 0, DENIED_FAMILIES),
 )
 # Calls refused when one flag is set in an argument. A new user namespace would give the
 # bot every capability in it (bwrap's --disable-userns, which refuses that too, cannot

@@ -17,7 +17,13 @@ from typing import Any
 import pytest
 
 from arena.sandbox import Launch, Sandbox, SandboxError, resolve, sandbox_env
-from arena.seccomp import DENIED_CALLS, DENIED_FCNTL, DENIED_FLAGS, DENIED_MADVISE
+from arena.seccomp import (
+    DENIED_CALLS,
+    DENIED_FAMILIES,
+    DENIED_FCNTL,
+    DENIED_FLAGS,
+    DENIED_MADVISE,
+)
 from tests.conftest import add_sample_bot, dies_with_tests, register_bot
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,7 +45,7 @@ needs_bwrap = pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=BWRAP_PROBLEM
 
 # What bots/kernel_probe.py asks for and the seccomp filter must refuse: every call and
 # argument value it names.
-REFUSED = sorted({*DENIED_CALLS, *DENIED_FCNTL, *DENIED_MADVISE, *DENIED_FLAGS})
+REFUSED = sorted({*DENIED_CALLS, *DENIED_FCNTL, *DENIED_MADVISE, *DENIED_FAMILIES, *DENIED_FLAGS})
 
 
 # Where the limits are enforced: the default sandbox (bwrap where it works), none, and none

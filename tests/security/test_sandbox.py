@@ -391,7 +391,9 @@ def test_no_bot_process_plays_one_deal_twice(tmp_path: Path, sandbox: str, worke
     """Every table of a round plays the round's deal, from every seat in turn: a process
     handed two of those matches would know its opponent's hand (the one it held before)
     and the stock's order. Each process (named on stderr by a random id) plays a deal at
-    most once; a process is still used again for the next round's deal."""
+    most once. (Whether one is used again for the next round's deal depends on timing
+    here: one alive while another of its bot began that deal may know it, see
+    tests/arena/test_bot_pool_deals.py, which checks reuse.)"""
     db = tmp_path / "arena.db"
     for name in ("memo", "memo2"):
         add_gin_bot(db, name, "python", "rememberer.py")
@@ -414,8 +416,6 @@ def test_no_bot_process_plays_one_deal_twice(tmp_path: Path, sandbox: str, worke
     assert unasked < 8
     for process, deals in deals_of.items():
         assert len(deals) == len(set(deals)), f"process {process} played a deal twice"
-    if not workers:  # a worker's processes are its own: reuse depends on who got what
-        assert any(len(deals) > 1 for deals in deals_of.values()), "no process was used again"
     assert_never_two_at_once(db, lambda header: header["seed"])
 
 

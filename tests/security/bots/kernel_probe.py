@@ -28,6 +28,7 @@ import fcntl
 import json
 import os
 import signal
+import socket
 import struct
 import sys
 import threading
@@ -175,6 +176,7 @@ def each_call() -> dict[str, str]:
         "mq_notify": lambda: call("mq_notify", -1, None),
         "mq_getsetattr": lambda: call("mq_getsetattr", -1, None, None),
         "F_SETPIPE_SZ": lambda: call("fcntl", pipe_end, fcntl.F_SETPIPE_SZ, 1 << 17),
+        "AF_VSOCK": vsock,
         # The kernel reads fcntl's command as 32 bits: the same command with high bits set.
         "F_SETLK high bits": lambda: call("fcntl", shared, (1 << 32) | fcntl.F_SETLK, lock),
         # A user namespace of its own would give the bot every capability in it.
@@ -190,6 +192,15 @@ def each_call() -> dict[str, str]:
         "F_DUPFD_CLOEXEC": lambda: call("fcntl", shared, fcntl.F_DUPFD_CLOEXEC, 0),
     }
     return {name: check() for name, check in checks.items()}
+
+
+def vsock() -> str:
+    """A vsock socket: "ok" or the errno's name (EAFNOSUPPORT on a machine without it)."""
+    try:
+        socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM).close()
+    except OSError as exc:
+        return errno.errorcode.get(exc.errno or 0, str(exc.errno))
+    return "ok"
 
 
 def new_process(flags: int) -> str:
