@@ -196,7 +196,7 @@ def _without_top_folder(files: list[BotFile]) -> list[BotFile]:
     mybot``) holds everything under one folder: that folder is the bot's directory when
     the manifest is at its top and nothing lies beside it."""
     tops = {f.path.split("/", 1)[0] for f in files}
-    if len(tops) != 1 or any(f.path == MANIFEST_NAME or "/" not in f.path for f in files):
+    if len(tops) != 1 or any("/" not in f.path for f in files):  # a file at the top
         return files
     [top] = tops
     if not any(f.path == f"{top}/{MANIFEST_NAME}" for f in files):

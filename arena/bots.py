@@ -148,10 +148,9 @@ class BotProcess:
     faulted: bool = False  # a limit fault was reported: its exit is not a crash
     retiring: bool = False  # replaced (it has played the deal it was wanted for): stopping
     deals: set[int] = field(default_factory=set)  # the deals it has played (MatchJob.deal)
-    # The deals other processes of its bot played while it was alive: two processes alive
-    # at once can pass what they saw (a futex on a shared file), so it may know them too.
+    # The deals other processes of its bot played, or knew, while it was alive: two
+    # processes alive at once can pass what they saw (a futex on a shared file).
     alongside: set[int] = field(default_factory=set)
-    deal: int | None = None  # the deal of the match it is in
     # Without a cgroup: every process ever counted as the bot's, (pid -> start time), so a
     # setsid() helper orphaned when the bot exits is still killed with it.
     seen: dict[int, int] = field(default_factory=dict)
@@ -166,6 +165,13 @@ class BotProcess:
     def last_line(self) -> str:
         lines = self.tail.decode(errors="replace").strip().splitlines()
         return lines[-1][-300:] if lines else ""
+
+    def exit_text(self) -> str:
+        """How its process ended, with the last line it wrote: the reason of its crash."""
+        last = self.last_line()
+        return f"bot process exited with code {self.process.returncode}" + (
+            f": {last}" if last else ""
+        )
 
     def kill(self) -> None:
         """SIGKILL the bot and everything it started."""
@@ -427,13 +433,13 @@ class BotPool:
             bot = await self._launch(entrant)
         if deal is not None:
             bot.deals.add(deal)
-        others = [b for b in self.processes[entrant.name] if b is not bot and b.alive]
-        for other in others:
-            if deal is not None:
-                other.alongside.add(deal)
-            if other.busy and other.deal is not None:
-                bot.alongside.add(other.deal)
-        bot.deal = deal
+        # Processes alive at once share what they know, and pass on what they learnt
+        # from others: each takes the other's deals, played and known.
+        for other in self.processes[entrant.name]:
+            if other is not bot and other.alive:
+                if deal is not None:
+                    other.alongside.add(deal)
+                bot.alongside |= other.deals | other.alongside
         bot.capture.take()  # nothing is written in no match: late output has its own
         bot.busy = True
         bot.idle_baseline = None
@@ -447,7 +453,6 @@ class BotPool:
         same stderr limit."""
         self._hand_over_late_output(bot)
         bot.busy = False
-        bot.deal = None
         bot.last_match = match
         bot.releases += 1
         bot.answered = lambda: False
@@ -657,7 +662,6 @@ class BotPool:
         # that keeps the bot's stderr open would hide its death.
         while bot.process.returncode is None:
             await asyncio.sleep(EXIT_POLL_SECONDS)
-        code = bot.process.returncode
         bot.alive = False
         await asyncio.to_thread(bot.kill)  # whatever it started dies with it
         self._close_relay(bot.relay)
@@ -670,10 +674,7 @@ class BotPool:
             reason = f"asked for more than {limit:g} MB of memory, over its {limit:g} MB limit (the kernel killed it)"
             self.core.player_gone(bot.token, reason, kind="limit")
             return
-        last = bot.last_line()
-        self.core.player_gone(
-            bot.token, f"bot process exited with code {code}" + (f": {last}" if last else "")
-        )
+        self.core.player_gone(bot.token, bot.exit_text())
 
     def _usage(self, bots: Sequence[BotProcess]) -> dict[int, TreeUsage]:
         in_groups = {b.pid: b.cgroup for b in bots if b.cgroup is not None}

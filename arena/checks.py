@@ -170,12 +170,7 @@ async def _check_match(
     bot = bots[0]
     if not problems and not bot.alive and not (bot.faulted or bot.retiring):
         # It exited where no decision was due: no fault, but no bot either.
-        code = bot.process.returncode
-        last = bot.last_line()
-        problems.append(
-            f"{_FAULT_WORDS['crash']}: bot process exited with code {code}"
-            + (f": {last}" if last else "")
-        )
+        problems.append(f"{_FAULT_WORDS['crash']}: {bot.exit_text()}")
     decisions = sum(1 for d in parse_replay(result.replay).decisions if d["seat"] == 0)
     return CheckReport(game, not problems, decisions, tuple(problems), stderr_excerpt(logs[0].text))
 

@@ -189,8 +189,8 @@ class _client:
         self.options = options
         self.cluster: Any = None
         self.client: Any = None
-        self.scratch: Any = None  # the local cluster's folder, removed with it
-        self.config: Any = None
+        # A local cluster's scratch folder and Dask's setting naming it, undone at exit
+        self.undo = contextlib.ExitStack()
 
     async def __aenter__(self) -> Any:
         d, o = self.distributed, self.options
@@ -208,18 +208,22 @@ class _client:
         # arena if this one was killed).
         import dask.config  # with distributed, which require_dask checked
 
-        self.scratch = tagged_temp_dir("arena-dask")
+        scratch = self.undo.enter_context(tagged_temp_dir("arena-dask"))
         # Every Dask server (the scheduler and nannies too) makes its folder there.
-        self.config = dask.config.set({"temporary-directory": self.scratch.name})
-        self.cluster = await d.LocalCluster(
-            n_workers=o.workers or 1,
-            threads_per_worker=o.matches_per_worker or default_matches_per_worker(),
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=None,
-            asynchronous=True,
-            silence_logs=logging.ERROR,
-        )
+        self.undo.enter_context(dask.config.set({"temporary-directory": scratch}))
+        try:
+            self.cluster = await d.LocalCluster(
+                n_workers=o.workers or 1,
+                threads_per_worker=o.matches_per_worker or default_matches_per_worker(),
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address=None,
+                asynchronous=True,
+                silence_logs=logging.ERROR,
+            )
+        except BaseException:  # no __aexit__ comes
+            self.undo.close()
+            raise
         self.client = await d.Client(self.cluster, asynchronous=True)
         return self.client
 
@@ -228,6 +232,4 @@ class _client:
             await self.client.close()
         if self.cluster is not None:
             await self.cluster.close()
-        if self.scratch is not None:
-            self.config.__exit__(None, None, None)
-            self.scratch.cleanup()
+        self.undo.close()

@@ -190,10 +190,10 @@ def _leaderboard(store: Store, game: str, rules_key: str | None) -> str:
             f"no {game} matches with rules {rules_key!r}; rule sets played: {', '.join(played)}"
         )
     sections = []
+    bot = partial(_bot_link, game)
     for key in [rules_key] if rules_key is not None else played:
         board = leaderboard(store, game, key)
         here = link(f"/leaderboard/{quote(game)}?rules={quote(key)}", f"rules {key}")
-        bot = partial(_bot_link, game)
         sections.append(f"<h2>{here.html}</h2>" + leaderboard_table(board, bot))
     meta = f"rules {rules_key}" if rules_key is not None else "every rule set played"
     return page(f"Leaderboard: {game}", "\n".join(sections), meta, ("/", "home"))

@@ -41,9 +41,24 @@ def test_a_deal_played_again_goes_to_a_process_that_never_lived_beside_it(
             pool.release(again)
             reused = await pool.acquire(bot, deal=4)  # neither knows deal 4: one is reused
             seen.append(("deal 4", reused in (again, other), True))
+            # What busy processes know passes to one started beside them: both know deal
+            # 3 (one played it, the other lived beside that), and `late` starts while both
+            # are in matches of other deals.
+            idle = other if reused is again else again
+            both = [reused, await pool.acquire(bot, deal=6)]
+            assert both[1] is idle  # reused: it knows neither 6 nor anything but 1, 3, 4
+            late = await pool.acquire(bot, deal=7)
+            for process in [*both, late]:
+                pool.release(process)
+            again_3 = await pool.acquire(bot, deal=3)
+            note("deal 3 again", again_3, [*both, late])
             return seen
         finally:
             await pool.close()
             await server.stop(0)
 
-    assert asyncio.run(scenario()) == [("deal 1 again", False, True), ("deal 4", True, True)]
+    assert asyncio.run(scenario()) == [
+        ("deal 1 again", False, True),
+        ("deal 4", True, True),
+        ("deal 3 again", False, True),
+    ]
