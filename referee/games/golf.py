@@ -364,17 +364,18 @@ def layout_points(rules: GolfRules, cells: Sequence[Card | None]) -> tuple[int, 
 
 
 def _four_of_a_kind_blocks(
-    rules: GolfRules, cells: Sequence[Card | None], gone: Sequence[int]
+    rules: GolfRules, cells: Sequence[Card | None], gone: Sequence[Card | None]
 ) -> int:
-    """Pairs of adjacent columns that are pairs of one rank (counted left to right, disjoint)."""
+    """Pairs of adjacent columns that are pairs of one rank (counted left to right,
+    disjoint). A column pair removed under remove_cancelled is still the pair its player
+    made (else the two options would all but exclude each other: a face-up pair is
+    removed as soon as it is made)."""
     shape = SHAPES[rules.variant]
     cols = shape.cols
 
     def col_rank(c: int) -> int:
-        ranks = [
-            gone[p] if cells[p] is None else cells[p].rank  # type: ignore[union-attr]
-            for p in (c, c + cols)
-        ]
+        held = [gone[p] if cells[p] is None else cells[p] for p in (c, c + cols)]
+        ranks = [-1 if h is None else h.rank for h in held]
         return ranks[0] if ranks[0] == ranks[1] and ranks[0] >= 0 else -1
 
     col_ranks = [col_rank(c) for c in range(cols)]
@@ -469,7 +470,9 @@ class GolfState:
     face_up: tuple[int, ...]  # per seat, bitmask (removed places count as face up)
     owner_known: tuple[int, ...]  # per seat: face-down cards its owner knows
     public_known: tuple[int, ...]  # per seat: face-down cards everybody knows
-    gone: tuple[tuple[int, ...], ...]  # per seat: the rank removed from each place, or -1
+    # per seat: the card removed from each place (None where none was). It stays the
+    # place's own for the four-of-a-kind blocks and is shown in the removed slot.
+    gone: tuple[tuple[Card | None, ...], ...]
     stock: tuple[Card, ...]
     discard: tuple[Card, ...]
     phase: Phase
@@ -538,7 +541,7 @@ def _deal_state(
         face_up=(0,) * seats,
         owner_known=(known,) * seats,
         public_known=(0,) * seats,
-        gone=((-1,) * shape.size,) * seats,
+        gone=((None,) * shape.size,) * seats,
         stock=tuple(reversed(stock_top_first)),
         discard=(upcard,),
         phase=shape.opening_phase,
@@ -616,9 +619,10 @@ class GolfSlot:
     position: int
     # "face_up": turned up (everyone sees it); "public": face down but known to everyone
     # (taken from the discard pile); "known": face down, known to the viewer only;
-    # "unknown": not known to the viewer; "removed": cancelled and taken away.
+    # "unknown": not known to the viewer; "removed": cancelled and taken away (everyone
+    # saw it: its card is the one removed from the place).
     state: str
-    card: Card | None  # set for face_up, public and known
+    card: Card | None  # set for face_up, public, known and removed
 
 
 @dataclass(frozen=True, slots=True)
@@ -1011,7 +1015,7 @@ def _remove_completed(s: GolfState, seat: int, pos: int, events: list[Event]) ->
     mask = _best_groups(tuple(done), values)
     taken = [c for i, c in enumerate(cells) if mask >> i & 1 and c is not None]
     gone = tuple(
-        c.rank if mask >> i & 1 and c is not None else g
+        c if mask >> i & 1 and c is not None else g
         for i, (c, g) in enumerate(zip(cells, s.gone[seat], strict=True))
     )
     new_cells = tuple(None if mask >> i & 1 else c for i, c in enumerate(cells))
@@ -1193,7 +1197,7 @@ def _layout_view(s: GolfState, p: int, viewer: int) -> GolfLayout:
     for i, c in enumerate(s.cells[p]):
         bit = 1 << i
         if c is None:
-            slots.append(_slot(i, "removed", None))
+            slots.append(_slot(i, "removed", s.gone[p][i]))
             continue
         if up & bit:
             slots.append(_slot(i, "face_up", c))

@@ -617,6 +617,29 @@ def test_four_of_a_kind_columns_must_be_adjacent() -> None:
     assert s.results[0].bonus_points == (0, 0)
 
 
+def test_a_removed_column_pair_still_makes_a_four_of_a_kind_block() -> None:
+    # Seat 1's column 0 (5H 5S) is removed as its second card turns up; at the reveal its
+    # column 1 (5D 5C) pairs too: the two adjacent columns of fives are a block, though
+    # the first pair's cards lie under the discard pile. Its slots show them, so a bot
+    # with no memory sees the block coming.
+    layouts = ["AD 2D 3D 4D 6D 7D", "5H 5D 3C 5S 5C 6C"]
+    opts: dict[str, Any] = {
+        "max_turns": 1,
+        "holes": 1,
+        "four_of_a_kind_bonus": True,
+        "remove_cancelled": True,
+    }
+    s = play(deal(layouts, **opts), "flip 0", "flip 3", "flip 0", "flip 1")
+    assert s.cells[1][0] is None and s.cells[1][3] is None
+    assert [slot(s, 1, p, 0) for p in (0, 3)] == [("removed", "5H"), ("removed", "5S")]
+    r = pass_turns(s, 2).results[0]
+    assert r.card_points == (1 + 2 + 3 + 4 + 6 + 7, 3 + 6)
+    assert r.bonus_points == (10, 0)
+    apart = ["AD 2D 3D 4D 6D 7D", "5H 3C 5D 5S 6C 5C"]  # the pairs in columns 0 and 2
+    r = pass_turns(play(deal(apart, **opts), "flip 0", "flip 3", "flip 0", "flip 1"), 2).results[0]
+    assert r.bonus_points == (0, 0)
+
+
 def test_final_turn_stock_only() -> None:
     layouts = ["AC 2C 3C 4C", "AD 2D 3D 4D"]
     s = play(opening(deal(layouts, final_turn_stock_only=True, **FFD)), "knock")
@@ -634,7 +657,10 @@ def test_remove_cancelled_column_goes_under_the_discard_pile() -> None:
     s = play(s, "flip 0", "flip 3")
     assert s.cells[1] == (None, *cards("2C 3C"), None, *cards("4C 6C"))
     assert s.discard == (*cards("5H 5S"), card("KS"))
-    assert slot(s, 1, 0) == ("removed", None)
+    # Everyone saw the pair: each removed slot shows its card, to every viewer.
+    for viewer in (-1, 0, 1):
+        assert slot(s, 1, 0, viewer) == ("removed", "5H")
+        assert slot(s, 1, 3, viewer) == ("removed", "5S")
     assert view(s).layouts[1].face_down == 4
     assert any(e.kind == "remove" for e in GAME.events(s))
     s = play(s, "flip 0", "flip 1", "draw stock")
