@@ -162,7 +162,7 @@ def test_key_value_strings() -> None:
 def test_a_whole_number_option_fits_the_wire_int32_fields(value: object) -> None:
     """Scores, targets and bonuses travel in int32 fields: a larger option crashed a match
     at its first observation ("Value out of range")."""
-    with pytest.raises(RulesError, match="must be at most 2,147,483,647 either way"):
+    with pytest.raises(RulesError, match="must be from -2,147,483,648 to 2,147,483,647"):
         parse_rules(ToyRules, {"limit": value})
     assert parse_rules(ToyRules, {"limit": str(2**31 - 1)}).limit == 2**31 - 1
 
