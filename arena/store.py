@@ -7,6 +7,7 @@ faults and replay, so a crash loses at most the matches in flight.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -145,6 +146,8 @@ class Store:
             # A file this user may only read: read it as it is (a write says why it fails).
         self._migrate()
         self._check_columns()
+        self._absolute_path = self.path.absolute()  # the same file whatever the cwd
+        self._file = self._file_at_path()
         # Submitted bots' files are unpacked beside the database, one folder per hash.
         self.submissions = Submissions(
             self.db, self.path.resolve().with_name(self.path.name + SUBMISSIONS_SUFFIX)
@@ -155,8 +158,59 @@ class Store:
 
     def writing(self) -> AbstractContextManager[None]:
         """One write transaction (its reads included) against every process using the file:
-        see arena.transactions."""
+        see arena.transactions. It first checks that the file is still the one opened."""
+        self.check_same_file()
         return write_transaction(self.db)
+
+    def _file_at_path(self) -> tuple[int, int] | None:
+        try:
+            st = self._absolute_path.stat()
+        except OSError:
+            return None
+        return st.st_dev, st.st_ino
+
+    def check_same_file(self) -> None:
+        """StoreError when the file at the path is no longer the one this store opened
+        (removed, or another file moved into its place): writing on would put results
+        where nobody looks, and the write-ahead log left at the path would later be
+        replayed into the newcomer. The connection is closed at once, which folds the log
+        into the file it belongs to and removes it. (A file copied over the open one in
+        place keeps its identity and is not caught: SQLite says never to do that.)"""
+        if self._file is not None and self._file_at_path() == self._file:
+            return
+        if self._file is not None:
+            self._file = None
+            own_log = self._own_log_files()
+            with contextlib.suppress(sqlite3.Error):
+                self.db.conn.close()
+            for log in own_log:
+                with contextlib.suppress(OSError):
+                    log.unlink()
+        raise StoreError(
+            f"{self.path} was removed or replaced while this command used it; nothing more "
+            "is written to it (what was stored before the change went with the file it "
+            "opened)"
+        )
+
+    def _own_log_files(self) -> list[Path]:
+        """The -wal and -shm files at the path that belong to the file this store opened
+        (this process holds them open). Closing folds the log into that file only when no
+        other connection is open on it; left at the path, the next connection would
+        replay it into whatever file is there now, so they are removed after closing."""
+        held = set()
+        with contextlib.suppress(OSError):
+            for fd in os.listdir("/proc/self/fd"):
+                with contextlib.suppress(OSError):
+                    st = os.stat(f"/proc/self/fd/{fd}")
+                    held.add((st.st_dev, st.st_ino))
+        own = []
+        for suffix in ("-wal", "-shm"):
+            log = self._absolute_path.with_name(self._absolute_path.name + suffix)
+            with contextlib.suppress(OSError):
+                st = log.stat()
+                if (st.st_dev, st.st_ino) in held:
+                    own.append(log)
+        return own
 
     # ---- schema -------------------------------------------------------------
 
@@ -169,7 +223,7 @@ class Store:
             self._check_schema(version)
             if not self._missing_columns():
                 return
-        with self.writing():
+        with write_transaction(self.db):  # before the file's identity is taken
             version = self._schema_version()
             if version is None:
                 _create_tables(self.db)
@@ -403,6 +457,7 @@ class Store:
         )
 
     def set_tournament_status(self, tournament_id: int, status: str) -> None:
+        self.check_same_file()
         finished = now_iso() if status == "finished" else None
         self.db.table("tournaments").update(tournament_id, {"status": status, "finished": finished})
 

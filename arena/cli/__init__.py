@@ -25,7 +25,7 @@ from arena.cli import (
     tournament,
 )
 from arena.cli.common import fail
-from arena.store import BUSY_SECONDS
+from arena.store import BUSY_SECONDS, StoreError
 from referee.service import tune_gc
 
 app = typer.Typer(
@@ -47,12 +47,17 @@ def main() -> None:
     tune_gc()  # the referee runs in this process (or `arena serve` is this process)
     try:
         app()
+    except StoreError as exc:  # the file changed under a command (Store.check_same_file)
+        raise SystemExit(fail(str(exc)).exit_code) from exc
     except sqlite3.DatabaseError as exc:  # any command: one line, not a traceback
         hint = (
             f" (another process held its write lock over {BUSY_SECONDS:g} s; try again)"
             if "locked" in str(exc)
             else " (the file is damaged: restore it from a backup, or try sqlite3's .recover)"
             if "malformed" in str(exc)
+            else " (free space where it lies; a tournament it stopped carries on with "
+            "'arena tournament resume ID')"
+            if "full" in str(exc)
             else ""
         )
         raise SystemExit(fail(f"the database: {exc}{hint}").exit_code) from exc

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -182,3 +183,43 @@ def test_a_tournament_is_played_by_one_arena_at_a_time(tmp_path: Path) -> None:
     final = json.loads(arena(db, "tournament", "list", "--json").stdout)[0]
     assert final["status"] == "finished" and final["matches_done"] == 12
     assert len(results(db)) == 24  # 12 matches of 2 seats, each once
+
+
+@pytest.mark.parametrize("change", ["moved in", "removed"])
+def test_a_database_replaced_or_removed_mid_run_stops_the_tournament(
+    tmp_path: Path, change: str
+) -> None:
+    """Another arena's database moved into the file's place, or the file removed, while
+    a tournament ran: it went on to 'finished', exit 0, storing its matches in a file
+    nobody could open again, and its write-ahead log, left at the path, was replayed
+    into the other arena's database by the next command that opened it."""
+    db, other = tmp_path / "arena.db", tmp_path / "other.db"
+    register(db, ["a", "b", "c"])
+    register(other, ["x"])
+    proc = subprocess.Popen(
+        [*dies_with_tests(), *ARENA, *RUN, "--concurrency", "1", "--db", str(db)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+        with contextlib.suppress(sqlite3.OperationalError):
+            if results(db):
+                break
+    assert proc.poll() is None, "the tournament finished before the file could be changed"
+    if change == "moved in":
+        shutil.copy(other, tmp_path / "moving.db")
+        os.replace(tmp_path / "moving.db", db)
+    else:
+        db.unlink()
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode != 0, err
+    assert "was removed or replaced while this command used it" in err, err
+    assert "Traceback" not in err
+    if change == "moved in":
+        with sqlite3.connect(db) as conn:  # the other arena's data, untouched by the run
+            assert conn.execute("select name from entrants").fetchall() == [("x",)]
+            assert conn.execute("select count(*) from tournaments").fetchone() == (0,)
