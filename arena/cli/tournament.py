@@ -3,8 +3,10 @@ tournaments, with a progress display and an end that says what went wrong."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
+import sqlite3
 from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any
@@ -51,7 +53,7 @@ from arena.sandbox import Sandbox
 from arena.settings import DEFAULTS, SprtSettings, TournamentSettings, layered, load_file
 from arena.sprt import SprtStatus, sprt_status
 from arena.stats import fmt_elo_interval
-from arena.store import Store, deal_name
+from arena.store import Store, StoreError, deal_name
 
 app = typer.Typer(no_args_is_help=True, help="Run, resume and list tournaments; run SPRTs.")
 
@@ -117,6 +119,14 @@ def run_with_progress(
             raise fail(str(exc)) from exc
         except runner.TournamentError as exc:
             raise fail(str(exc)) from exc
+        except sqlite3.DatabaseError as exc:  # a full disk, a damaged file: mend, resume
+            with contextlib.suppress(sqlite3.Error, StoreError):
+                store.set_tournament_status(tournament_id, "interrupted")
+            raise fail(
+                f"the database: {exc}; tournament {tournament_id} stopped (free space or mend "
+                f"the file, then resume it: {invoked_as()} tournament resume "
+                f"{tournament_id}{db_words(store.path)})"
+            ) from exc
         except KeyboardInterrupt:
             err.print(
                 f"interrupted: resume with [bold]{invoked_as()} tournament resume "

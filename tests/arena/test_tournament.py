@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import resource
 import shutil
 import signal
 import sqlite3
@@ -223,3 +224,37 @@ def test_a_database_replaced_or_removed_mid_run_stops_the_tournament(
         with sqlite3.connect(db) as conn:  # the other arena's data, untouched by the run
             assert conn.execute("select name from entrants").fetchall() == [("x",)]
             assert conn.execute("select count(*) from tournaments").fetchone() == (0,)
+
+
+def _file_size_limit(limit: int) -> None:
+    """In the child: files may grow to ``limit`` bytes, a longer write is cut short (as
+    on a full disk: SQLite's 'database or disk is full') or fails, instead of a signal."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+
+def test_a_database_that_cannot_grow_stops_the_run_and_resume_finishes_it(
+    tmp_path: Path,
+) -> None:
+    whole, full = tmp_path / "whole.db", tmp_path / "full.db"
+    for db in (whole, full):
+        register(db, ["a", "b", "c"])
+    arena(whole, *RUN, "--concurrency", "1")
+    done = subprocess.run(
+        [*ARENA, *RUN, "--concurrency", "1", "--sandbox", "none", "--db", str(full)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=lambda: _file_size_limit(256 * 1024),
+    )
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "tournament 1 stopped (free space or mend the file, then resume it:" in done.stderr
+    stored = len(results(full)) // 2
+    assert 0 < stored < 12, stored
+    with sqlite3.connect(full) as conn:
+        assert conn.execute("pragma integrity_check").fetchone() == ("ok",)
+    arena(full, "tournament", "resume", "1")
+    assert results(full) == results(whole)
+    assert ratings(full) == ratings(whole)
