@@ -129,6 +129,12 @@ def unreadable_database(path: Path | str, exc: sqlite3.DatabaseError) -> str:
             f"{path} is damaged ({exc}): restore it from a backup, or try "
             f"'sqlite3 {path} .recover' into a new file"
         )
+    if "disk I/O error" in str(exc) or "unable to open" in str(exc):
+        name = Path(path).name
+        return (
+            f"cannot open {path}: {exc} (is its disk full, or its folder read-only? SQLite "
+            f"needs to make {name}-wal and {name}-shm beside it)"
+        )
     return f"{path} is not an arena database: {exc}"
 
 

@@ -8,8 +8,11 @@ database option, errors, opening the store, rule options) lives in ``arena.cli.c
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import sqlite3
+import sys
 
 import typer
 
@@ -42,11 +45,25 @@ serve.register(app)
 demo.register(app)
 
 
+# A full disk (or quota, or file size limit) behind the standard output.
+OUTPUT_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
 def main() -> None:
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
     tune_gc()  # the referee runs in this process (or `arena serve` is this process)
     try:
-        app()
+        try:
+            app()
+        finally:
+            sys.stdout.flush()  # here, where a full disk behind it is one line
+    except OSError as exc:
+        if exc.errno not in OUTPUT_FULL:
+            raise
+        # What is left unwritten goes nowhere, so the flush at exit raises nothing more.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(fail(f"cannot write the output: {exc.strerror}").exit_code) from exc
     except StoreError as exc:  # the file changed under a command (Store.check_same_file)
         raise SystemExit(fail(str(exc)).exit_code) from exc
     except sqlite3.DatabaseError as exc:  # any command: one line, not a traceback
@@ -55,8 +72,7 @@ def main() -> None:
             if "locked" in str(exc)
             else " (the file is damaged: restore it from a backup, or try sqlite3's .recover)"
             if "malformed" in str(exc)
-            else " (free space where it lies; a tournament it stopped carries on with "
-            "'arena tournament resume ID')"
+            else " (free space where it lies)"
             if "full" in str(exc)
             else ""
         )

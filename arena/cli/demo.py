@@ -24,6 +24,7 @@ from arena.cli.common import (
     resolve_sandbox,
 )
 from arena.cli.tournament import finish, run_with_progress
+from arena.outputs import write_text_whole
 from arena.settings import DEFAULTS, TournamentSettings
 from arena.store import Store
 
@@ -87,7 +88,7 @@ def demo_cmd(
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for m in store.matches(tournament_id=record.id):
-            (folder / f"{m['id']}.jsonl").write_text(store.replay_text(m["id"]))
+            write_text_whole(folder / f"{m['id']}.jsonl", store.replay_text(m["id"]))
             count += 1
     except OSError as exc:  # the matches are stored: say where, and how to export them
         raise fail(

@@ -25,6 +25,7 @@ from arena.cli.common import (
     whole,
 )
 from arena.export import export_rows, write_export
+from arena.outputs import write_whole
 from arena.store import Store
 from referee.game import get_game
 
@@ -110,8 +111,7 @@ def matches_export(
         write_export(rows, sys.stdout, fmt)
     else:
         try:
-            with output.open("w", newline="") as out:
-                count = write_export(rows, out, fmt)
+            count = write_whole(output, lambda out: write_export(rows, out, fmt), newline="")
         except OSError as exc:
             raise fail(f"cannot write {output}: {exc.strerror or exc}") from exc
         err.print(f"wrote {count} rows to {output}", highlight=False)

@@ -24,6 +24,7 @@ from arena.cli.common import (
     print_json,
     replay_text,
 )
+from arena.outputs import write_text_whole
 from arena.rendering import terminal_text
 from arena.store import Store, StoreError
 from arena.viewer import replay_show
@@ -56,7 +57,7 @@ def _write(target: Path, text: str) -> None:
     """Write an output file, with a one-line error when it cannot be (no such folder,
     no permission, a directory)."""
     try:
-        target.write_text(text, encoding="utf-8")
+        write_text_whole(target, text)
     except OSError as exc:
         raise fail(f"cannot write {target}: {exc.strerror or exc}") from exc
 

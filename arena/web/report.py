@@ -19,6 +19,7 @@ from typing import Any
 
 from arena.disclosure import deals_in_play, withheld_matches
 from arena.leaderboard import Row, rows_from_results
+from arena.outputs import write_text_whole
 from arena.rating import compute_ratings
 from arena.stats import fmt_elo_interval, head_to_head
 from arena.store import Store, StoreError, TournamentRecord
@@ -287,10 +288,10 @@ def write_report(
             report.unreadable[m["id"]] = str(exc)
             continue
         page_html = replay_html(replay, back_link=("../index.html", f"tournament {tournament_id}"))
-        (out / match_file(m["id"])).write_text(page_html, encoding="utf-8")
+        write_text_whole(out / match_file(m["id"]), page_html)
         if progress is not None:
             progress(n, len(report.matches))
-    (out / "index.html").write_text(report_html(report, match_file), encoding="utf-8")
+    write_text_whole(out / "index.html", report_html(report, match_file))
     return report
 
 
