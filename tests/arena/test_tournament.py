@@ -152,12 +152,9 @@ def test_killed_tournament_resumes_to_the_same_results_and_ratings(tmp_path: Pat
     )
 
 
-def test_a_tournament_is_played_by_one_arena_at_a_time(tmp_path: Path) -> None:
-    """A resume while another arena plays the tournament played the same matches; the
-    second to store one crashed and marked the tournament interrupted under the first.
-    Now it is refused, the first plays on to the end, and each match is stored once."""
-    db = tmp_path / "arena.db"
-    register(db, ["a", "b", "c"])
+def _running_with_a_result(db: Path) -> subprocess.Popen[str]:
+    """RUN on ``db`` in a process of its own (stderr piped), once it has stored a match
+    and while it still plays."""
     proc = subprocess.Popen(
         [*dies_with_tests(), *ARENA, *RUN, "--concurrency", "1", "--db", str(db)],
         cwd=ROOT,
@@ -167,11 +164,21 @@ def test_a_tournament_is_played_by_one_arena_at_a_time(tmp_path: Path) -> None:
     )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.1)
+        time.sleep(0.05)
         with contextlib.suppress(sqlite3.OperationalError):
             if results(db):
                 break
-    assert proc.poll() is None, "the tournament finished before a second arena could try"
+    assert proc.poll() is None, "the tournament finished before its first match was seen"
+    return proc
+
+
+def test_a_tournament_is_played_by_one_arena_at_a_time(tmp_path: Path) -> None:
+    """A resume while another arena plays the tournament played the same matches; the
+    second to store one crashed and marked the tournament interrupted under the first.
+    Now it is refused, the first plays on to the end, and each match is stored once."""
+    db = tmp_path / "arena.db"
+    register(db, ["a", "b", "c"])
+    proc = _running_with_a_result(db)
     second = arena(db, "tournament", "resume", "1", check=False)
     listed = json.loads(arena(db, "tournament", "list", "--json").stdout)[0]
     _, stderr = proc.communicate(timeout=300)
@@ -197,20 +204,7 @@ def test_a_database_replaced_or_removed_mid_run_stops_the_tournament(
     db, other = tmp_path / "arena.db", tmp_path / "other.db"
     register(db, ["a", "b", "c"])
     register(other, ["x"])
-    proc = subprocess.Popen(
-        [*dies_with_tests(), *ARENA, *RUN, "--concurrency", "1", "--db", str(db)],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.05)
-        with contextlib.suppress(sqlite3.OperationalError):
-            if results(db):
-                break
-    assert proc.poll() is None, "the tournament finished before the file could be changed"
+    proc = _running_with_a_result(db)
     if change == "moved in":
         shutil.copy(other, tmp_path / "moving.db")
         os.replace(tmp_path / "moving.db", db)
