@@ -130,7 +130,9 @@ def _int32(name: str, value: int) -> int:
     """A whole-number option within the wire's int32 fields (scores, targets, bonuses are
     sent in them: a larger value crashed the match at its first observation)."""
     if not -INT32_MAX - 1 <= value <= INT32_MAX:
-        raise RulesError(f"rule {name}={_shown(value)}: must be from {-INT32_MAX - 1:,} to {INT32_MAX:,}")
+        raise RulesError(
+            f"rule {name}={_shown(value)}: must be from {-INT32_MAX - 1:,} to {INT32_MAX:,}"
+        )
     return value
 
 
