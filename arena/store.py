@@ -179,9 +179,9 @@ class Store:
         """StoreError when the file at the path is no longer the one this store opened
         (removed, or another file moved into its place): writing on would put results
         where nobody looks, and the write-ahead log left at the path would later be
-        replayed into the newcomer. The connection is closed at once, which folds the log
-        into the file it belongs to and removes it. (A file copied over the open one in
-        place keeps its identity and is not caught: SQLite says never to do that.)"""
+        replayed into the newcomer. The connection is closed and that log removed (see
+        _own_log_files). A file copied over the open one in place keeps its identity and
+        is not caught: SQLite says never to do that."""
         if self._file is not None and self._file_at_path() == self._file:
             return
         if self._file is not None:

@@ -7,7 +7,9 @@ import functools
 import json
 import os
 import re
+import resource
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Iterable, Iterator, Sequence
@@ -34,6 +36,14 @@ def dies_with_tests() -> list[str]:
         return []
     usage = subprocess.run([setpriv, "--help"], capture_output=True, text=True).stdout
     return [setpriv, "--pdeathsig", "KILL"] if "--pdeathsig" in usage else []
+
+
+def file_size_limit(limit: int) -> None:
+    """For a child process (``preexec_fn``): its files may grow to ``limit`` bytes, and a
+    longer write is cut short or fails, as on a full disk (SQLite: 'database or disk is
+    full'), instead of the SIGXFSZ that would kill it."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
 
 @pytest.fixture

@@ -4,9 +4,8 @@ is written whole or not at all; the standard output's failure is one line."""
 
 from __future__ import annotations
 
+import contextlib
 import json
-import resource
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -14,12 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, arena, sample_tournament
-
-
-def _file_size_limit(limit: int) -> None:
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a longer write fails instead
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+from tests.conftest import ROOT, arena, file_size_limit, sample_tournament
 
 
 def _arena_limited(
@@ -27,12 +21,13 @@ def _arena_limited(
 ) -> str:
     """`arena ARGS` whose files may not grow past ``limit`` bytes; returns its stderr
     after checking it failed with one line."""
-    # A connection held open keeps the database's -shm file (32 KiB) in place, which the
-    # command would otherwise make anew: over the limit, it could not even read.
-    holder = sqlite3.connect(db if hold else ":memory:")
-    if hold:
-        holder.execute("select count(*) from matches").fetchone()
-    with holder, open(stdout or "/dev/null", "w") as out:
+    with contextlib.ExitStack() as held, open(stdout or "/dev/null", "w") as out:
+        if hold:
+            # A connection held open keeps the database's -shm file (32 KiB) in place,
+            # which the command would otherwise make anew: over the limit, it could not
+            # even read.
+            holder = held.enter_context(contextlib.closing(sqlite3.connect(db)))
+            holder.execute("select count(*) from matches").fetchone()
         done = subprocess.run(
             [sys.executable, "-m", "arena.cli", *args, "--db", str(db)],
             cwd=ROOT,
@@ -40,7 +35,7 @@ def _arena_limited(
             stderr=subprocess.PIPE,
             text=True,
             timeout=120,
-            preexec_fn=lambda: _file_size_limit(limit),
+            preexec_fn=lambda: file_size_limit(limit),
         )
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr

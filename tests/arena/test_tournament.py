@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import resource
 import shutil
 import signal
 import sqlite3
@@ -19,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import arena, dies_with_tests, register_bot
+from tests.conftest import arena, dies_with_tests, file_size_limit, register_bot
 
 ROOT = Path(__file__).resolve().parents[2]
 ARENA = [sys.executable, "-m", "arena.cli"]
@@ -220,13 +219,6 @@ def test_a_database_replaced_or_removed_mid_run_stops_the_tournament(
             assert conn.execute("select count(*) from tournaments").fetchone() == (0,)
 
 
-def _file_size_limit(limit: int) -> None:
-    """In the child: files may grow to ``limit`` bytes, a longer write is cut short (as
-    on a full disk: SQLite's 'database or disk is full') or fails, instead of a signal."""
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-
-
 def test_a_database_that_cannot_grow_stops_the_run_and_resume_finishes_it(
     tmp_path: Path,
 ) -> None:
@@ -234,13 +226,14 @@ def test_a_database_that_cannot_grow_stops_the_run_and_resume_finishes_it(
     for db in (whole, full):
         register(db, ["a", "b", "c"])
     arena(whole, *RUN, "--concurrency", "1")
+    command = [*ARENA, *RUN, "--concurrency", "1", "--sandbox", "none", "--db", str(full)]
     done = subprocess.run(
-        [*ARENA, *RUN, "--concurrency", "1", "--sandbox", "none", "--db", str(full)],
+        [*dies_with_tests(), *command],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,
-        preexec_fn=lambda: _file_size_limit(256 * 1024),
+        preexec_fn=lambda: file_size_limit(256 * 1024),
     )
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
