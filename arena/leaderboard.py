@@ -118,11 +118,16 @@ def hindsight_scores(store: Store, game: str, match_ids: Sequence[str]) -> dict[
 
 
 def leaderboard(store: Store, game: str, rules_key: str) -> list[Row]:
-    """Entrants of one game and rule set over every stored match, with the stored ratings."""
+    """Entrants of one game and rule set over every stored match, with the stored ratings
+    when they cover every match, else rated here (the store is not written: a reader may
+    hold it read-only, and the next run stores the same ratings)."""
     results = store.results_in_order(game, rules_key)
     hindsight = hindsight_scores(store, game, [match_id for match_id, _ in results])
     lower = get_game(game).lower_scores_win
-    return rows_from_results(results, store.ratings(game, rules_key), lower, hindsight)
+    ratings = store.ratings(game, rules_key, len(results))
+    if ratings is None:
+        ratings = compute_ratings(results, lower_scores_win=lower).current
+    return rows_from_results(results, ratings, lower, hindsight)
 
 
 def tournament_leaderboard(store: Store, tournament_id: int) -> list[Row]:

@@ -368,5 +368,6 @@ async def _play_in_process(
 def update_ratings(store: Store, game: str, key: str) -> None:
     """Recompute a game's ratings for one rule set from every stored match, in order."""
     lower = get_game(game).lower_scores_win
-    state = compute_ratings(store.results_in_order(game, key), lower_scores_win=lower)
-    store.replace_ratings(game, key, state.current, state.history)
+    results = store.results_in_order(game, key)
+    state = compute_ratings(results, lower_scores_win=lower)
+    store.replace_ratings(game, key, state.current, state.history, len(results))

@@ -727,7 +727,10 @@ class Store:
         rules_key: str,
         current: dict[str, tuple[float, float, int]],
         history: list[tuple[int, str, str, float, float]],
+        rated_matches: int,
     ) -> None:
+        """Store a game's ratings for one rule set, computed over its first
+        ``rated_matches`` stored matches (all of them when it was computed)."""
         with self.writing():
             self.db.conn.execute(
                 "delete from ratings where game = ? and rules_key = ?", [game, rules_key]
@@ -760,10 +763,32 @@ class Store:
                 }
                 for seq, match_id, name, mu, sigma in history
             )
+            self.db.table("meta").upsert(
+                {"key": _rated_matches_key(game, rules_key), "value": str(rated_matches)},
+                pk="key",
+            )
 
-    def ratings(self, game: str, rules_key: str) -> dict[str, tuple[float, float, int]]:
-        rows = self.db.table("ratings").rows_where("game = ? and rules_key = ?", [game, rules_key])
-        return {r["entrant"]: (r["mu"], r["sigma"], r["games"]) for r in rows}
+    def ratings(
+        self, game: str, rules_key: str, matches: int
+    ) -> dict[str, tuple[float, float, int]] | None:
+        """The stored ratings of a game and rule set, if they were computed over all of its
+        ``matches`` stored matches; None when they are stale: an arena stopped (killed, or
+        by a full disk) after storing matches and before rating them, or a run still
+        playing. Matches are only ever added, so their number tells."""
+        with contextlib.suppress(sqlite_utils.db.NotFoundError):
+            if self.db.table("meta").get(_rated_matches_key(game, rules_key))["value"] == str(
+                matches
+            ):
+                rows = self.db.table("ratings").rows_where(
+                    "game = ? and rules_key = ?", [game, rules_key]
+                )
+                return {r["entrant"]: (r["mu"], r["sigma"], r["games"]) for r in rows}
+        return None
+
+
+def _rated_matches_key(game: str, rules_key: str) -> str:
+    """The meta row saying how many stored matches a game's ratings were computed over."""
+    return f"rated matches {game} {rules_key}"
 
 
 def _settings_before_the_object(stored: dict[str, Any]) -> dict[str, Any]:

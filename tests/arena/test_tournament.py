@@ -139,6 +139,14 @@ def test_killed_tournament_resumes_to_the_same_results_and_ratings(tmp_path: Pat
     # stored as running, but no live arena plays it: interrupted, to resume
     assert status["status"] == "interrupted" and status["matches_done"] == len(before) // 2
     assert "secret" not in status
+    # No run rated the stored matches: the all-time leaderboard rates them itself, as the
+    # tournament's own does, where it showed every entrant unrated (mu 25, sigma 8.33).
+    all_time = json.loads(arena(killed, "leaderboard", "--game", "gin_rummy", "--json").stdout)
+    own = json.loads(arena(killed, "leaderboard", "--tournament", "1", "--json").stdout)
+    assert [(r["entrant"], r["mu"], r["sigma"]) for r in all_time["leaderboard"]] == [
+        (r["entrant"], r["mu"], r["sigma"]) for r in own["leaderboard"]
+    ]
+    assert all(r["sigma"] < 8.3 for r in all_time["leaderboard"])
 
     out = json.loads(arena(killed, "tournament", "resume", "1", "--json").stdout)
     assert out["played"] == 12 - len(before) // 2
@@ -146,6 +154,10 @@ def test_killed_tournament_resumes_to_the_same_results_and_ratings(tmp_path: Pat
     assert after[: len(before)] == before  # finished matches were not played again
     assert after == results(whole)
     assert ratings(killed) == ratings(whole)
+    resumed = json.loads(arena(killed, "leaderboard", "--game", "gin_rummy", "--json").stdout)
+    assert [(r["mu"], r["sigma"]) for r in resumed["leaderboard"]] == [
+        (mu, sigma) for _, mu, sigma, _ in sorted(ratings(whole), key=lambda r: r[1] - 3 * r[2], reverse=True)
+    ]
     assert (
         json.loads(arena(killed, "tournament", "list", "--json").stdout)[0]["status"] == "finished"
     )
