@@ -14,6 +14,7 @@ import pytest
 
 from arena.bots import BotPool
 from referee.match import MatchConfig, MatchResult
+from referee.matchspec import MAX_MATCH_SECONDS
 from referee.service import RefereeCore, start_server
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
@@ -109,10 +110,11 @@ def test_a_watcher_may_ask_to_lag_a_day_at_most(tmp_path: Path) -> None:
             stub = referee_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
             # The start comes at once, whatever the delay: it was stamped 0 on the
             # monotonic clock (the machine's boot), so a delay longer than the machine's
-            # uptime (here the match's own) held even it back.
+            # uptime (here the match's own, up to the most a delay may be) held even it
+            # back.
             slow, _ = core.create_match(
                 "gin_rummy", {}, 2, 2, [None, None], start_timeout=60,
-                spectator_delay=time.monotonic() + 3600,
+                spectator_delay=min(time.monotonic() + 3600, MAX_MATCH_SECONDS),
             )  # fmt: skip
             start = await asyncio.wait_for(
                 stub.Watch(pb.WatchRequest(match_id=slow.spec.match_id)).read(), 30
