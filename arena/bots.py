@@ -27,15 +27,15 @@ import stat
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable, Coroutine, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
 
 from arena import cgroups
 from arena.limits import BotLimits as BotLimits  # its home; imported from here too
 from arena.referee_relay import BotRelay
 from arena.sandbox import Sandbox, SandboxError, proto_dir, sandbox_env
 from arena.store import Entrant
+from referee.aio import awaited_to_the_end
 from referee.owned_dirs import tagged_temp_dir
 from referee.service import RefereeCore
 from referee.service.server import raise_open_files_limit
@@ -347,27 +347,6 @@ def descriptors(pids: Iterable[int]) -> tuple[int, int]:
     return files, sockets
 
 
-T = TypeVar("T")
-
-
-async def _to_the_end(start: Coroutine[Any, Any, T]) -> tuple[T, bool]:
-    """``start``'s result, awaited to its end even if the caller is cancelled meanwhile,
-    and whether it was. For starting a bot: asyncio's own clean-up of a cancelled start
-    kills only the process it started (bwrap) and then waits for the process's pipes to
-    close; bwrap's init, killed before it had asked to die with its parent, lived on with
-    the bot, holding stderr open, and the arena hung on Ctrl-C. A started bot joins the
-    pool, whose close() stops it and everything it started."""
-    task = asyncio.ensure_future(start)
-    cancelled = False
-    while True:
-        try:
-            return await asyncio.shield(task), cancelled
-        except asyncio.CancelledError:
-            cancelled = True
-            if task.done():  # it ended while the cancellation was on its way
-                return task.result(), cancelled
-
-
 def with_open_files_limit(command: list[str]) -> list[str]:
     """``command`` behind a shell that sets its open-files limit (soft and hard) first."""
     # A hard limit already at or under the limit cannot be raised, and need not be.
@@ -585,7 +564,12 @@ class BotPool:
                         self.limits.max_processes,
                     )
                     command = group.join_command(command)
-                process, cancelled = await _to_the_end(
+                # Started to the end even when the arena is stopping: asyncio's own clean-up of a
+                # cancelled start kills only the process it started (bwrap) and then waits
+                # for its pipes; bwrap's init, killed before it had asked to die with its
+                # parent, lived on with the bot, holding stderr open, and the arena hung on
+                # Ctrl-C. A started bot joins the pool, whose close() stops it.
+                process, cancelled = await awaited_to_the_end(
                     asyncio.create_subprocess_exec(
                         *command,
                         cwd=cwd,

@@ -11,50 +11,100 @@ up: what it leaves is named after it, and the next arena that starts there remov
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import threading
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_held: list[int] | None = None  # inside stops_held(): the stop signals that came
+
+
+def _hold(held: list[int]) -> None:
+    for signum in _stop_signals():
+        signal.signal(signum, lambda signum, _frame: held.append(signum))
+
+
+def _stop_signals() -> list[int]:
+    """SIGINT and SIGTERM, but one the launcher set to be ignored stays ignored (a shell
+    ignores SIGINT in a job it starts in the background)."""
+    return [s for s in STOP_SIGNALS if signal.getsignal(s) is not signal.SIG_IGN]
+
+
+@contextlib.contextmanager
+def stops_held() -> Iterator[list[int]]:
+    """Hold Ctrl-C and SIGTERM back through a step a stop must not cut in two: a
+    tournament stored, then run (stopped in between, it was stored and nothing said how
+    to resume it). A ``run_stoppable`` inside takes the held ones (its work is cancelled
+    as it starts); one held to the end of the block raises KeyboardInterrupt there.
+    Yields the list of the signals held so far."""
+    global _held
+    if _held is not None or threading.current_thread() is not threading.main_thread():
+        yield _held if _held is not None else []  # the outer block holds them; or none here
+        return
+    previous = {signum: signal.getsignal(signum) for signum in _stop_signals()}
+    held: list[int] = []
+    _hold(held)
+    _held = held
+    try:
+        yield held
+    finally:
+        _held = None
+        for signum, handler in previous.items():
+            if handler is not None:  # None: a handler not set from Python, left as is
+                signal.signal(signum, handler)
+    if held:
+        raise KeyboardInterrupt
+
+
 def run_stoppable(work: Coroutine[Any, Any, T]) -> T:
-    """``asyncio.run(work)``, where SIGTERM cancels ``work`` and raises KeyboardInterrupt,
-    as Ctrl-C does, so its clean-up runs. A second SIGTERM kills at once. Off the main
-    thread (a server's request handler) signals are not this code's: plain asyncio.run."""
+    """``asyncio.run(work)``, where SIGTERM, like Ctrl-C (SIGINT), cancels ``work`` and
+    raises KeyboardInterrupt, so its clean-up runs. A second one acts at once (SIGTERM
+    kills, Ctrl-C raises where the code is). One that comes while the loop is being set up
+    (or earlier in ``stops_held``) is held until ``work`` runs, then cancels it: Python's
+    own handler would raise inside asyncio's setup and leave ``work`` never awaited. Off
+    the main thread (a server's request handler) signals are not this code's: plain
+    asyncio.run."""
     if threading.current_thread() is not threading.main_thread():
         return asyncio.run(work)
-    stopped = False
 
-    async def main() -> T:
-        nonlocal stopped
-        task = asyncio.current_task()
-        loop = asyncio.get_running_loop()
+    with stops_held() as held:
 
-        def stop() -> None:
-            nonlocal stopped
-            stopped = True
-            loop.remove_signal_handler(signal.SIGTERM)  # back to the default: dies
-            if task is not None:
-                task.cancel()
+        async def main() -> T:
+            task = asyncio.current_task()
+            loop = asyncio.get_running_loop()
+            taken = _stop_signals()
 
-        loop.add_signal_handler(signal.SIGTERM, stop)
+            def stop(signum: int) -> None:
+                held.append(signum)
+                for taken_signum in taken:  # back to the defaults for a second one
+                    loop.remove_signal_handler(taken_signum)
+                if task is not None:
+                    task.cancel()
+
+            for signum in taken:
+                loop.add_signal_handler(signum, stop, signum)
+            if held:
+                stop(held[0])
+            try:
+                return await work
+            finally:
+                for signum in taken:
+                    loop.remove_signal_handler(signum)
+                _hold(held)
+
         try:
-            return await work
-        finally:
-            loop.remove_signal_handler(signal.SIGTERM)
-
-    previous = signal.getsignal(signal.SIGTERM)
-    try:
-        return asyncio.run(main())
-    except asyncio.CancelledError:
-        if stopped:
-            raise KeyboardInterrupt from None
-        raise
-    finally:
-        if previous is not None:  # None: a handler not set from Python, left as is
-            signal.signal(signal.SIGTERM, previous)
+            result = asyncio.run(main())
+        except asyncio.CancelledError:
+            if held:
+                raise KeyboardInterrupt from None
+            raise
+        held.clear()  # one that came as the work ended stopped nothing
+        return result
 
 
 REFEREE_SOCKET = "referee.sock"  # the name of a bot-facing referee's socket in its directory

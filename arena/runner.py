@@ -42,6 +42,7 @@ from arena.schedule import (
 )
 from arena.settings import TournamentSettings
 from arena.store import Store, StoreError, TournamentRecord, database_files
+from referee.aio import to_the_end
 from referee.game import get_game, parse_rules, seats_refused
 from referee.match import MatchResult
 from referee.rules import rules_to_dict, secret_options
@@ -362,7 +363,7 @@ async def _play_in_process(
         await asyncio.gather(*running, return_exceptions=True)
         raise
     finally:
-        await host.close()
+        await to_the_end(host.close())
 
 
 def update_ratings(store: Store, game: str, key: str) -> None:

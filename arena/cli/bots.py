@@ -29,6 +29,7 @@ from arena.cli.common import (
     open_store,
     print_json,
     resolve_sandbox,
+    said_when_interrupted,
 )
 from arena.rendering import terminal_text
 from arena.sandbox import Sandbox
@@ -201,7 +202,8 @@ def bots_submit(
 
 def _check_submission(name: str, artifact: Artifact, move_seconds: float, box: Sandbox) -> None:
     """bots check on a submission before it is stored; a failure refuses it."""
-    reports = checks.check_artifact(name, artifact, move_seconds, box)
+    with said_when_interrupted(f"the check of {name} stopped; nothing was stored"):
+        reports = checks.check_artifact(name, artifact, move_seconds, box)
     _print_check_reports(name, reports)
     if not reports or not all(r.ok for r in reports):
         raise SubmissionError(f"{name} failed its check; nothing was stored")
@@ -281,7 +283,8 @@ def bots_check(
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
     box = resolve_sandbox(sandbox)
-    reports = checks.run_checks(entrant, game, move_seconds, box, database_files(db))
+    with said_when_interrupted(f"the check of {name} stopped"):
+        reports = checks.run_checks(entrant, game, move_seconds, box, database_files(db))
     if as_json:
         print_json([dataclasses.asdict(r) for r in reports])
     else:

@@ -4,13 +4,14 @@ a replay."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
 import shlex
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -83,6 +84,18 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     words from a replay file or a referee, so control characters are shown as escapes."""
     err.print(f"[bold red]error:[/] {escape(terminal_text(message))}", highlight=False)
     return typer.Exit(code)
+
+
+@contextlib.contextmanager
+def said_when_interrupted(message: str) -> Iterator[None]:
+    """Ctrl-C or SIGTERM (KeyboardInterrupt, arena.lifecycle) in the block ends the
+    command with ``interrupted: message`` (markup allowed) and exit 130, where typer
+    would exit 130 saying nothing."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        err.print(f"interrupted: {message}", highlight=False)
+        raise typer.Exit(130) from None
 
 
 def warn(message: str) -> None:

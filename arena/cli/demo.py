@@ -24,6 +24,7 @@ from arena.cli.common import (
     resolve_sandbox,
 )
 from arena.cli.tournament import finish, run_with_progress
+from arena.lifecycle import stops_held
 from arena.outputs import write_text_whole
 from arena.settings import DEFAULTS, TournamentSettings
 from arena.store import Store
@@ -77,12 +78,13 @@ def demo_cmd(
     store = open_store(db)
     bots = ensure_sample_bots(store)
     gin_bots = [b for b in bots if store.entrant(b).plays("gin_rummy")]
-    try:
-        settings = dataclasses.replace(settings, bots=tuple(gin_bots), sandbox=box.mode)
-        record = runner.create_tournament(store, settings)
-    except USER_ERRORS as exc:
-        raise fail(str(exc)) from exc
-    summary = run_with_progress(store, record.id, box=box)
+    with stops_held():  # a stop once it is stored interrupts its run, which says so
+        try:
+            settings = dataclasses.replace(settings, bots=tuple(gin_bots), sandbox=box.mode)
+            record = runner.create_tournament(store, settings)
+        except USER_ERRORS as exc:
+            raise fail(str(exc)) from exc
+        summary = run_with_progress(store, record.id, box=box)
     folder = replays / f"tournament-{record.id}"
     count = 0
     try:

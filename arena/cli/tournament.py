@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
@@ -43,11 +44,12 @@ from arena.cli.common import (
     public_record,
     resolve_sandbox,
     rule_options,
+    said_when_interrupted,
 )
 from arena.cli.leaderboard import show_rows
 from arena.distributed import ClusterError, check_placement
 from arena.leaderboard import RunningWins, tournament_leaderboard
-from arena.lifecycle import run_stoppable
+from arena.lifecycle import run_stoppable, stops_held
 from arena.rendering import terminal_text
 from arena.sandbox import Sandbox
 from arena.settings import DEFAULTS, SprtSettings, TournamentSettings, layered, load_file
@@ -73,7 +75,20 @@ def run_with_progress(
 ) -> runner.RunSummary:
     """Play a tournament's remaining matches (here in ``box``, or on ``cluster``) with a
     progress bar on stderr: matches done, the running top of the standings (wins) and the
-    faults so far."""
+    faults so far. Stopped (Ctrl-C, SIGTERM) at any point from its creation on, it says
+    how to resume it."""
+    resume = f"{invoked_as()} tournament resume {tournament_id}{db_words(store.path)}"
+    with said_when_interrupted(f"resume with [bold]{escape(resume)}[/]"):
+        return _play_with_progress(store, tournament_id, quiet, box, cluster)
+
+
+def _play_with_progress(
+    store: Store,
+    tournament_id: int,
+    quiet: bool,
+    box: Sandbox | None,
+    cluster: runner.ClusterOptions | None,
+) -> runner.RunSummary:
     record = store.tournament(tournament_id)
     columns = (
         TextColumn(f"tournament {tournament_id} · {record.game}"),
@@ -127,13 +142,6 @@ def run_with_progress(
                 f"the file, then resume it: {invoked_as()} tournament resume "
                 f"{tournament_id}{db_words(store.path)})"
             ) from exc
-        except KeyboardInterrupt:
-            err.print(
-                f"interrupted: resume with [bold]{invoked_as()} tournament resume "
-                f"{tournament_id}{db_words(store.path)}[/]",
-                highlight=False,
-            )
-            raise typer.Exit(130) from None
     finally:
         progress.stop()
     for problem in summary.errors:
@@ -244,13 +252,14 @@ def _start(
     box = _sandbox_here(settings.sandbox, cluster)
     if box is not None:
         settings = dataclasses.replace(settings, sandbox=box.mode)  # auto: what it resolved to
-    try:
-        if cluster is not None:  # before anything is recorded
-            check_placement([store.entrant(n) for n in settings.entrants()], cluster)
-        record = runner.create_tournament(store, settings)
-    except USER_ERRORS as exc:
-        raise fail(str(exc)) from exc
-    summary = run_with_progress(store, record.id, quiet=as_json, box=box, cluster=cluster)
+    with stops_held():  # a stop once it is stored interrupts its run, which says so
+        try:
+            if cluster is not None:  # before anything is recorded
+                check_placement([store.entrant(n) for n in settings.entrants()], cluster)
+            record = runner.create_tournament(store, settings)
+        except USER_ERRORS as exc:
+            raise fail(str(exc)) from exc
+        summary = run_with_progress(store, record.id, quiet=as_json, box=box, cluster=cluster)
     finish(store, summary, as_json)
 
 

@@ -4,6 +4,7 @@ and server reflection (so grpcurl and other tools can list and call the service)
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import resource
 import weakref
@@ -13,6 +14,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from referee.aio import to_the_end
 from referee.service.core import RefereeCore
 from referee.service.errors import RefereeError
 from referee.service.front_door import FrontDoor
@@ -104,12 +106,14 @@ async def start_server(
         if door is not None:
             door.close()
         raise
-    await server.start()
-    if door is not None:
-        door.start()
-    for service in ("", SERVICE_NAME):  # "": the server as a whole
-        await checks.set(service, health_pb2.HealthCheckResponse.SERVING)
     stop = server.stop
+
+    async def serve() -> None:
+        await server.start()
+        if door is not None:
+            door.start()
+        for service in ("", SERVICE_NAME):  # "": the server as a whole
+            await checks.set(service, health_pb2.HealthCheckResponse.SERVING)
 
     async def stop_serving(grace: float | None = None) -> None:
         await checks.enter_graceful_shutdown()  # health checks see NOT_SERVING first
@@ -119,6 +123,13 @@ async def start_server(
         if door is not None:
             door.close()
 
+    try:
+        # Cut short (Ctrl-C, SIGTERM), a start leaves a server the caller never gets to
+        # stop, and grpc's stop in the middle of its start fails ("invalid state").
+        await to_the_end(serve())
+    except asyncio.CancelledError:
+        await to_the_end(stop_serving(0))
+        raise
     server.stop = stop_serving  # type: ignore[method-assign]
     _BOUND[server] = bound
     return server

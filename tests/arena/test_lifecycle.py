@@ -4,6 +4,7 @@ a dead arena left is removed, a live one's (in this pid namespace or another) ne
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -12,11 +13,13 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
-from arena.lifecycle import REFEREE_SOCKET, run_stoppable
+from arena.lifecycle import REFEREE_SOCKET, run_stoppable, stops_held
+from referee.aio import to_the_end
 from referee.owned_dirs import UNIX_SOCKET_PATH_MAX, owner_is_dead, owner_tag, tagged_temp_dir
 from tests.conftest import ROOT, add_sample_bot, arena
 
@@ -155,3 +158,84 @@ def test_a_tournament_plays_with_a_tmpdir_too_long_for_a_socket(tmp_path: Path) 
     args = ["--game", "gin_rummy", "--bots", "a,b", "--rules", "max_hands=1", "--json"]
     done = arena(db, "tournament", "run", *args, env={"TMPDIR": str(long)})
     assert json.loads(done.stdout)["played"] == 2
+
+
+def test_a_clean_up_runs_to_its_end_though_its_task_is_cancelled_meanwhile() -> None:
+    """A second cancel (SIGTERM or Ctrl-C while a run closes) used to cut the closing of
+    bots and of the referee short, leaving them to the closed loop."""
+    steps = []
+
+    async def close() -> None:
+        steps.append("closing")
+        await asyncio.sleep(0.05)
+        steps.append("closed")
+
+    async def work() -> None:
+        try:
+            await asyncio.sleep(30)
+        finally:
+            await to_the_end(close())
+
+    async def scenario() -> bool:
+        task = asyncio.get_running_loop().create_task(work())
+        await asyncio.sleep(0.01)
+        task.cancel()
+        await asyncio.sleep(0.01)  # now closing
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        return task.cancelled()
+
+    assert asyncio.run(scenario())  # the cancel is passed on once the clean-up ends
+    assert steps == ["closing", "closed"]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_before_the_work_runs_is_held_and_cancels_it_as_it_starts(signum: int) -> None:
+    """Ctrl-C or SIGTERM just after a tournament is stored, or while asyncio sets up its
+    loop, raised inside that setup (the work never awaited, a traceback) or left the
+    tournament stored with nothing said. Now it waits for the work, which it stops."""
+    steps = []
+
+    async def work() -> None:
+        steps.append("started")
+        try:
+            await asyncio.sleep(30)
+        finally:
+            steps.append("cleaned up")
+
+    with pytest.raises(KeyboardInterrupt), stops_held():
+        os.kill(os.getpid(), signum)
+        time.sleep(0.05)  # delivered here, and held: no KeyboardInterrupt yet
+        steps.append("stored")
+        run_stoppable(work())
+    assert steps == ["stored", "started", "cleaned up"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+
+
+def test_a_stop_held_to_the_end_of_its_block_raises_there() -> None:
+    steps = []
+    with pytest.raises(KeyboardInterrupt), stops_held():
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.05)
+        steps.append("finished the step")
+    assert steps == ["finished the step"]
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+
+
+def test_a_sigint_its_launcher_ignores_stays_ignored() -> None:
+    """A shell starts a background job with SIGINT ignored: Ctrl-C meant for the shell
+    must not stop it."""
+
+    async def work() -> int:
+        os.kill(os.getpid(), signal.SIGINT)
+        await asyncio.sleep(0.05)
+        return 3
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        assert run_stoppable(work()) == 3
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)

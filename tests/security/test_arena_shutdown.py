@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots import BotPool, _to_the_end
+from arena.bots import BotPool
 from arena.sandbox import resolve
 from arena.store import Entrant
+from referee.aio import awaited_to_the_end
 from referee.service import RefereeCore, start_server
 from tests.security.conftest import (
     BOTS,
@@ -132,7 +133,7 @@ def test_a_start_that_ends_as_it_is_cancelled_is_still_handed_back(loop_turns: i
             await started.wait()
             return "the process"
 
-        launch = asyncio.ensure_future(_to_the_end(start()))
+        launch = asyncio.ensure_future(awaited_to_the_end(start()))
         await asyncio.sleep(0)  # the launch waits for its start
         started.set()
         for _ in range(loop_turns):

@@ -407,3 +407,41 @@ def test_a_killed_servers_private_folder_is_removed_by_the_next() -> None:
                 assert kept.exists()
     finally:
         shutil.rmtree(temp, ignore_errors=True)
+
+
+def test_a_start_cut_short_leaves_no_server_listening(tmp_path: Path) -> None:
+    """A start cancelled at any step (Ctrl-C or SIGTERM just as an arena begins) stops the
+    server it began: its caller never gets it to stop, and grpc's stop in the middle of
+    its start failed with "invalid state" in a task nobody awaited."""
+    path = tmp_path / "r.sock"
+
+    def listening() -> bool:
+        with socket.socket(socket.AF_UNIX) as probe:
+            try:
+                probe.connect(str(path))
+            except (ConnectionRefusedError, FileNotFoundError):
+                return False
+        return True
+
+    async def scenario() -> tuple[list[bool], list[dict[str, Any]]]:
+        loop = asyncio.get_running_loop()
+        problems: list[dict[str, Any]] = []
+        loop.set_exception_handler(lambda _loop, context: problems.append(context))
+        cut_short = []
+        for steps in range(8):
+            starting = loop.create_task(start_server(RefereeCore(), [f"unix:{path}"]))
+            for _ in range(steps):
+                await asyncio.sleep(0)
+            starting.cancel()
+            try:
+                server = await starting
+            except asyncio.CancelledError:
+                cut_short.append(listening())
+            else:  # it started before the cancel came
+                await server.stop(0)
+        await asyncio.sleep(0.2)
+        return cut_short, problems
+
+    cut_short, problems = asyncio.run(scenario())
+    assert cut_short and not any(cut_short)
+    assert problems == []
