@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import csv
 import json
+import sqlite3
 import zlib
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from arena.store import Store
+from arena.store import Store, damaged
 
 COLUMNS = (
     "tournament",
@@ -46,8 +47,16 @@ class UnreadableHeader(ValueError):
 
 def _game_version(store: Store, match_id: str) -> int | None:
     """From the replay's header (the first line), which records the engine's version;
-    None without a replay. Raises UnreadableHeader for a corrupt one."""
-    row = store.db.execute("select jsonl_z from replays where match_id = ?", [match_id]).fetchone()
+    None without a replay. Raises UnreadableHeader for a corrupt one, or one on a damaged
+    page of the file."""
+    try:
+        row = store.db.execute(
+            "select jsonl_z from replays where match_id = ?", [match_id]
+        ).fetchone()
+    except sqlite3.DatabaseError as exc:
+        if not damaged(exc):
+            raise
+        raise UnreadableHeader(match_id) from exc
     if row is None:
         return None
     try:

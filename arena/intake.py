@@ -10,6 +10,7 @@ archive and checking a bot take seconds, and must not stall a server's event loo
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -159,7 +160,31 @@ def submit_archive(
 ) -> Accepted:
     """Store ``archive`` as the next version of ``name`` for ``submitter``, whom the
     server authenticated when it admitted the upload. Raises NameTaken, SubmissionError
-    (CheckFailed, TryLater and QuotaExceeded among them)."""
+    (CheckFailed, TryLater and QuotaExceeded among them); TryLater too when the arena
+    cannot store it now (a full disk, a database busy or failing): nothing is stored, as
+    the version is one transaction, and the fault is the server's, not the upload's."""
+    try:
+        return _submit(
+            db, submitter, name, archive, command, games, check, move_seconds, limits, check_places
+        )
+    except (OSError, sqlite3.OperationalError) as exc:
+        raise TryLater(
+            f"the arena cannot store {name!r} now ({exc}); nothing was stored: send it again later"
+        ) from exc
+
+
+def _submit(
+    db: Path,
+    submitter: str,
+    name: str,
+    archive: bytes,
+    command: Sequence[str],
+    games: Sequence[str],
+    check: bool,
+    move_seconds: float,
+    limits: ArtifactLimits,
+    check_places: Places,
+) -> Accepted:
     store = Store(db)
     try:
         store.check_submittable(name, submitter)  # before reading, or a check's matches

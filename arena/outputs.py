@@ -9,13 +9,26 @@ file behind.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import sqlite3
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO, TypeVar
 
 T = TypeVar("T")
+
+# A full disk, a full quota, or a file size limit reached.
+OUT_OF_ROOM_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+def out_of_room(exc: BaseException) -> bool:
+    """Whether ``exc`` says a write found no room: an OSError of a full disk (or quota, or
+    file size limit), or SQLite's "database or disk is full"."""
+    if isinstance(exc, sqlite3.OperationalError):
+        return "full" in str(exc)
+    return isinstance(exc, OSError) and exc.errno in OUT_OF_ROOM_ERRNOS
 
 
 def write_whole(target: Path, write: Callable[[TextIO], T], newline: str | None = None) -> T:

@@ -14,7 +14,7 @@ import os
 import sqlite3
 import time
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +36,7 @@ from arena.submissions import (
 )
 from arena.transactions import write_transaction
 from referee.match import MatchResult
-from referee.replay import decompress_replay, now_iso, with_bot_logs
+from referee.replay import ReplayError, decompress_replay, now_iso, with_bot_logs
 
 SCHEMA_VERSION = 1
 
@@ -121,14 +121,21 @@ def deal_name(tournament_id: int, seed: int) -> str:
     return f"{tournament_id}/{seed}"
 
 
+def damaged(exc: sqlite3.DatabaseError) -> bool:
+    """Whether SQLite found the file damaged ("database disk image is malformed")."""
+    return getattr(exc, "sqlite_errorname", "").startswith("SQLITE_CORRUPT") or (
+        "malformed" in str(exc)
+    )
+
+
 def unreadable_database(path: Path | str, exc: sqlite3.DatabaseError) -> str:
     """Why SQLite cannot read ``path``, and what to do: a damaged file is not another
     program's, and wants another remedy."""
-    if "malformed" in str(exc):
-        return (
-            f"{path} is damaged ({exc}): restore it from a backup, or try "
-            f"'sqlite3 {path} .recover' into a new file"
-        )
+    recover = f"restore it from a backup, or try 'sqlite3 {path} .recover' into a new file"
+    if damaged(exc):
+        return f"{path} is damaged ({exc}): {recover}"
+    if "file is not a database" in str(exc):  # its header: any file, or a damaged one
+        return f"{path} is not a database ({exc}); if it was an arena's, it is damaged: {recover}"
     if "disk I/O error" in str(exc) or "unable to open" in str(exc):
         name = Path(path).name
         return (
@@ -667,17 +674,38 @@ class Store:
 
     def replay_text(self, match_id: str) -> str:
         """A stored replay's text: StoreError if there is none, ReplayError if it cannot
-        be read (decompressed under MAX_REPLAY_BYTES: a small blob can inflate to GBs)."""
-        row = self.db.execute(
-            "select jsonl_z from replays where match_id = ?", [match_id]
-        ).fetchone()
+        be read (decompressed under MAX_REPLAY_BYTES: a small blob can inflate to GBs; or
+        on a damaged page of the file: that match's, and the others' can still be read)."""
+        try:
+            row = self.db.execute(
+                "select jsonl_z from replays where match_id = ?", [match_id]
+            ).fetchone()
+        except sqlite3.DatabaseError as exc:
+            if not damaged(exc):
+                raise
+            raise ReplayError(
+                f"the stored replay of {match_id} cannot be read: {exc} (the file is damaged: "
+                "restore it from a backup, or try sqlite3's .recover)"
+            ) from exc
         if row is None:
             raise StoreError(f"no replay for match {match_id!r}")
         return decompress_replay(row[0], f"the stored replay of {match_id}")
 
-    def replay_ids(self) -> Iterator[str]:
-        for row in self.db.execute("select match_id from replays order by rowid"):
-            yield row[0]
+    def replay_ids(self, match_ids: Sequence[str] | None = None) -> list[str]:
+        """The stored matches that have a replay, in schedule order (of ``match_ids`` if
+        given, in their order). Read from the matches and the replays' index, never the
+        replays themselves: a damaged replay is that match's problem alone."""
+        if match_ids is None:
+            rows = self.db.execute(
+                "select id from matches where id in (select match_id from replays)"
+                " order by tournament_id, idx"
+            )
+            return [row[0] for row in rows]
+        return [
+            mid
+            for mid in match_ids
+            if self.db.execute("select 1 from replays where match_id = ?", [mid]).fetchone()
+        ]
 
     def results_in_order(
         self, game: str, rules_key: str, tournament_id: int | None = None

@@ -12,7 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -67,11 +67,14 @@ def random_bots(address: str, tokens: Iterable[str]) -> list[subprocess.Popen[by
 
 @contextlib.contextmanager
 def arena_process(
-    *args: str, stderr: IO[Any] | None = None, env: dict[str, str] | None = None
+    *args: str,
+    stderr: IO[Any] | None = None,
+    env: dict[str, str] | None = None,
+    preexec_fn: Callable[[], None] | None = None,
 ) -> Iterator[tuple[subprocess.Popen[str], str]]:
     """`arena ARGS` as its own process (its stderr to ``stderr`` if given, in ``env`` if
-    given); yields it and the first line it prints (a server's address line), and stops
-    it at the end."""
+    given, ``preexec_fn`` run in it before it starts); yields it and the first line it
+    prints (a server's address line), and stops it at the end."""
     proc = subprocess.Popen(
         [*dies_with_tests(), sys.executable, "-m", "arena.cli", *args],
         env=env,
@@ -79,6 +82,7 @@ def arena_process(
         stdout=subprocess.PIPE,
         stderr=stderr,
         text=True,
+        preexec_fn=preexec_fn,
     )
     try:
         assert proc.stdout is not None

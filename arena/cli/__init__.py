@@ -9,7 +9,6 @@ database option, errors, opening the store, rule options) lives in ``arena.cli.c
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import sqlite3
 import sys
@@ -28,7 +27,8 @@ from arena.cli import (
     tournament,
 )
 from arena.cli.common import fail
-from arena.store import BUSY_SECONDS, StoreError
+from arena.outputs import out_of_room
+from arena.store import BUSY_SECONDS, StoreError, damaged
 from referee.service import tune_gc
 
 app = typer.Typer(
@@ -45,10 +45,6 @@ serve.register(app)
 demo.register(app)
 
 
-# A full disk (or quota, or file size limit) behind the standard output.
-OUTPUT_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
-
-
 def main() -> None:
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
     tune_gc()  # the referee runs in this process (or `arena serve` is this process)
@@ -58,7 +54,7 @@ def main() -> None:
         finally:
             sys.stdout.flush()  # here, where a full disk behind it is one line
     except OSError as exc:
-        if exc.errno not in OUTPUT_FULL:
+        if not out_of_room(exc):  # a full disk behind the standard output is one line
             raise
         # What is left unwritten goes nowhere, so the flush at exit raises nothing more.
         with contextlib.suppress(OSError, ValueError):
@@ -71,9 +67,9 @@ def main() -> None:
             f" (another process held its write lock over {BUSY_SECONDS:g} s; try again)"
             if "locked" in str(exc)
             else " (the file is damaged: restore it from a backup, or try sqlite3's .recover)"
-            if "malformed" in str(exc)
+            if damaged(exc)
             else " (free space where it lies)"
-            if "full" in str(exc)
+            if out_of_room(exc)
             else ""
         )
         raise SystemExit(fail(f"the database: {exc}{hint}").exit_code) from exc

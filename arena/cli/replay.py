@@ -151,9 +151,11 @@ def _stored_ids(store: Store, match_ids: list[str] | None, tournament: int | Non
         except StoreError as exc:
             raise fail(str(exc)) from exc
         ids = [m["id"] for m in store.matches(tournament_id=tournament)]
+    elif not match_ids:
+        return store.replay_ids()
     else:
-        ids = list(match_ids or store.replay_ids())
-    stored = set(store.replay_ids())
+        ids = match_ids
+    stored = set(store.replay_ids(ids))
     missing = [mid for mid in ids if mid not in stored]
     if missing:
         raise fail(f"no replay for match {missing[0]!r}")

@@ -68,8 +68,9 @@ class SubmissionServiceServicer:
         --submitter-quota-mb), UNAVAILABLE (the server cannot take it now: the submitter
         is sending 2 uploads already, or the server 4 in all, both refused before the
         archive is read; or check was asked while one of the submitter's bots is being
-        checked, or the server's places for checks stayed taken for 30 s. Nothing was
-        stored: send it again later), DEADLINE_EXCEEDED (the request took more than 600 s to
+        checked, or the server's places for checks stayed taken for 30 s; or the server
+        could not store it: a full disk, a database busy or failing. Nothing was stored:
+        send it again later), DEADLINE_EXCEEDED (the request took more than 600 s to
         arrive once admitted). The request is one message, and the server takes messages
         of at most 128 KiB (past that the call ends with RESOURCE_EXHAUSTED): send an
         archive of more than about 100 KiB with UploadBot.

@@ -58,12 +58,13 @@ def test_a_damaged_arena_database_is_a_one_line_error(
         assert "Traceback" not in out.stderr
 
 
-@pytest.mark.parametrize("where", ["cut short", "pages overwritten"])
+@pytest.mark.parametrize("where", ["cut short", "pages overwritten", "header overwritten"])
 def test_a_file_sqlite_finds_malformed_is_called_damaged_with_the_remedy(
     tmp_path: Path, where: str
 ) -> None:
     """SQLite's "database disk image is malformed" read as "not an arena database" on
-    open, and with no file named nor remedy when a later read met it."""
+    open, and with no file named nor remedy when a later read met it; a damaged header
+    ("file is not a database") had no remedy either."""
     db = tmp_path / "arena.db"
     add_sample_bot(db, "r1")
     _sql(  # pages enough that some past the schema's are damaged
@@ -76,6 +77,8 @@ def test_a_file_sqlite_finds_malformed_is_called_damaged_with_the_remedy(
     data = bytearray(db.read_bytes())
     if where == "cut short":
         data = data[: len(data) // 2]
+    elif where == "header overwritten":  # SQLite: "file is not a database", as any file
+        data[:100] = b"\xa5" * 100
     else:
         page = 4096
         data[page : 3 * page] = b"\xa5" * (2 * page)

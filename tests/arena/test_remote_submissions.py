@@ -47,7 +47,7 @@ from arena.web.server import make_server
 from referee.service import RefereeCore, bound_addresses, start_server
 from referee.v1 import submissions_pb2 as pb
 from referee.v1 import submissions_pb2_grpc as pb_grpc
-from tests.conftest import arena, arena_process
+from tests.conftest import arena, arena_process, file_size_limit
 from tests.watching.helpers import CHROMIUM, CHROMIUM_ARGS, browser_missing
 
 BOT = b"from referee.client import run_bot\nrun_bot(lambda o, legal: legal[0], name='z')\n"
@@ -893,3 +893,37 @@ def test_a_refused_upload_sending_slowly_is_cut_off(
         server.shutdown()
     assert answer.startswith(b"HTTP/1.0 401"), answer[:200]
     assert sent < 50  # answered (and cut off) while it was still sending
+
+
+def test_an_upload_the_disk_has_no_room_for_is_refused_to_send_later(tmp_path: Path) -> None:
+    """On a full disk `arena web` answered 500 and SubmitBot UNKNOWN: the uploader could
+    not tell a refusal of its bot from a fault of the server. Both servers' files here may
+    not grow by the archive (RLIMIT_FSIZE, as a full disk: SQLite says "database or disk
+    is full"); each refuses as busy (503, UNAVAILABLE), stores nothing, and serves on."""
+    db = tmp_path / "arena.db"
+    token = arena(db, "submitters", "add", "alice").stdout.split()[-1]
+    big = bot_zip(extra={"data.bin": random.Random(5).randbytes(400_000)})  # incompressible
+    room = max(db.stat().st_size, 32 * 1024) + 128 * 1024
+    limited = functools.partial(file_size_limit, room)
+
+    with arena_process("serve", "--port", "0", "--db", str(db), preexec_fn=limited) as (_, line):
+        address = line.split()[-1]
+        code, details = refusal(lambda: upload(address, token, upload_requests(big, name="big")))
+        assert code == grpc.StatusCode.UNAVAILABLE, details
+        assert "cannot store 'big' now" in details and "nothing was stored" in details
+        assert submit(address, token, name="small", archive=bot_zip()).version == 1
+
+    with arena_process("web", "--port", "0", "--db", str(db), preexec_fn=limited) as (_, line):
+        request = urllib.request.Request(
+            line.split()[-1].rstrip("/") + "/api/submit",
+            data=big,
+            headers={"X-Submitter-Token": token, "X-Bot-Name": "big"},
+            method="POST",
+        )
+        with pytest.raises(urllib.error.HTTPError) as caught:
+            urllib.request.urlopen(request, timeout=60)
+        assert caught.value.code == 503
+        assert "cannot store 'big' now" in json.loads(caught.value.read())["error"]
+    assert stored(db) == [("small", 1, "alice")]
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("pragma integrity_check").fetchone() == ("ok",)

@@ -10,6 +10,7 @@ import csv
 import gzip
 import json
 import os
+import random
 import sqlite3
 import subprocess
 import sys
@@ -367,6 +368,46 @@ def test_a_report_goes_on_past_a_corrupt_replay_and_names_it(
     index = (folder / "index.html").read_text()
     assert "t1-00000 (replay unreadable: the stored replay of t1-00000" in index
     assert 'href="matches/t1-00001.html"' in index
+
+
+def _damage_the_page_chain_of(db: Path, match_id: str) -> None:
+    """Store a replay of several pages for ``match_id``, then break the file under it: its
+    first overflow page's link to the next points past the end of the file, which SQLite
+    reads as "database disk image is malformed" (as a disk's bad sector, or a copy cut
+    mid-write, would leave it), while every other row stays readable."""
+    blob = random.Random(7).randbytes(20_000)  # incompressible: its bytes are in the file
+    with sqlite3.connect(db) as conn:
+        conn.execute("pragma journal_mode = delete")  # every page in the file itself
+    _store_blob(db, match_id, blob)
+    data = bytearray(db.read_bytes())
+    at = data.find(blob[5000:5064])  # in the first overflow page of four
+    page = at - at % 4096
+    data[page : page + 4] = (0x7FFFFFFF).to_bytes(4, "big")
+    db.write_bytes(bytes(data))
+
+
+def test_a_replay_on_a_damaged_page_is_that_matchs_failure_alone(
+    stored: tuple[Path, str], tmp_path: Path
+) -> None:
+    """A damaged page under one replay stopped `replay verify`, `report` and `matches
+    export` at "the database: database disk image is malformed", naming no match."""
+    db = tmp_path / "copy.db"
+    db.write_bytes(stored[0].read_bytes())
+    _damage_the_page_chain_of(db, "t1-00000")
+    why = "the stored replay of t1-00000 cannot be read: database disk image is malformed"
+    for args in (("--tournament", "1"), ()):
+        verify = cli(db, "replay", "verify", *args)
+        assert_one_line_error(verify, 1, "ok t1-00001", "1 of 2 replays verified", why)
+        assert "sqlite3's .recover" in verify.stdout
+    folder = tmp_path / "report"
+    done = cli(db, "report", "1", "-o", str(folder))
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert f"warning: no replay page for t1-00000: {why}" in done.stderr
+    assert sorted(p.name for p in (folder / "matches").iterdir()) == ["t1-00001.html"]
+    done = cli(db, "matches", "export", "-o", str(tmp_path / "rows.csv"))
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "the stored replays of 1 match(es) (t1-00000) are corrupt" in done.stderr
+    assert_one_line_error(cli(db, "replay", "show", "t1-00000"), 2, why)
 
 
 @pytest.mark.parametrize(
