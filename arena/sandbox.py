@@ -28,13 +28,13 @@ import shutil
 import stat
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from arena import bot_users, seccomp
+from referee.owned_dirs import tagged_temp_dir
 
 SandboxMode = Literal["auto", "bwrap", "none"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = ("auto", "bwrap", "none")
@@ -372,7 +372,8 @@ def _classify(stderr: str) -> str:
 @functools.cache
 def probe(bwrap: str) -> str | None:
     """None when ``bwrap`` runs a command with the options bots get, else why not."""
-    with tempfile.TemporaryDirectory(prefix="arena-probe-") as tmp:
+    # Named after this process: one a killed arena left is removed by the next.
+    with tagged_temp_dir("arena-probe") as tmp:
         sandbox = Sandbox("bwrap", bwrap)
         try:
             with sandbox.launch(["true"], tmp, visible=[tmp]) as launch:

@@ -22,6 +22,7 @@ from arena.lifecycle import REFEREE_SOCKET, run_stoppable, stops_held
 from referee.aio import to_the_end
 from referee.owned_dirs import UNIX_SOCKET_PATH_MAX, owner_is_dead, owner_tag, tagged_temp_dir
 from tests.conftest import ROOT, add_sample_bot, arena
+from tests.security.conftest import needs_bwrap
 
 
 def dead_pid() -> int:
@@ -239,3 +240,25 @@ def test_a_sigint_its_launcher_ignores_stays_ignored() -> None:
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@needs_bwrap
+def test_a_sandbox_probe_folder_a_killed_arena_left_is_removed_by_the_next(
+    tmp_path: Path,
+) -> None:
+    """The bubblewrap probe's folder had no owner in its name: one left by an arena killed
+    while probing (`bots submit --check`) stayed for good."""
+    namespace = owner_tag().split("-")[0]
+    left = tmp_path / f"arena-probe-{namespace}-{dead_pid()}-abc"
+    left.mkdir()
+    probing = "import shutil; from arena.sandbox import probe; print(probe(shutil.which('bwrap')))"
+    done = subprocess.run(
+        [sys.executable, "-c", probing],
+        cwd=ROOT,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.stdout.strip() == "None", done.stderr  # bubblewrap works here
+    assert list(tmp_path.iterdir()) == []  # the dead one's removed, its own too
