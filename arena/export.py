@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import csv
 import json
-import sqlite3
 import zlib
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from arena.store import Store, damaged
+from arena.store import Store
+from referee.replay import ReplayError
 
 COLUMNS = (
     "tournament",
@@ -50,17 +50,13 @@ def _game_version(store: Store, match_id: str) -> int | None:
     None without a replay. Raises UnreadableHeader for a corrupt one, or one on a damaged
     page of the file."""
     try:
-        row = store.db.execute(
-            "select jsonl_z from replays where match_id = ?", [match_id]
-        ).fetchone()
-    except sqlite3.DatabaseError as exc:
-        if not damaged(exc):
-            raise
+        blob = store.replay_blob(match_id)
+    except ReplayError as exc:
         raise UnreadableHeader(match_id) from exc
-    if row is None:
+    if blob is None:
         return None
     try:
-        start = zlib.decompressobj().decompress(row[0], HEADER_BYTES)
+        start = zlib.decompressobj().decompress(blob, HEADER_BYTES)
         header = json.loads(start.split(b"\n", 1)[0])
         version = header.get("game_version")
         return int(version) if version is not None else None

@@ -674,8 +674,16 @@ class Store:
 
     def replay_text(self, match_id: str) -> str:
         """A stored replay's text: StoreError if there is none, ReplayError if it cannot
-        be read (decompressed under MAX_REPLAY_BYTES: a small blob can inflate to GBs; or
-        on a damaged page of the file: that match's, and the others' can still be read)."""
+        be read (decompressed under MAX_REPLAY_BYTES: a small blob can inflate to GBs)."""
+        blob = self.replay_blob(match_id)
+        if blob is None:
+            raise StoreError(f"no replay for match {match_id!r}")
+        return decompress_replay(blob, f"the stored replay of {match_id}")
+
+    def replay_blob(self, match_id: str) -> Any:
+        """A stored replay as stored (compressed; None if there is none). ReplayError when
+        it lies on a damaged page of the file: that match's alone, the others' can still
+        be read."""
         try:
             row = self.db.execute(
                 "select jsonl_z from replays where match_id = ?", [match_id]
@@ -687,9 +695,7 @@ class Store:
                 f"the stored replay of {match_id} cannot be read: {exc} (the file is damaged: "
                 "restore it from a backup, or try sqlite3's .recover)"
             ) from exc
-        if row is None:
-            raise StoreError(f"no replay for match {match_id!r}")
-        return decompress_replay(row[0], f"the stored replay of {match_id}")
+        return None if row is None else row[0]
 
     def replay_ids(self, match_ids: Sequence[str] | None = None) -> list[str]:
         """The stored matches that have a replay, in schedule order (of ``match_ids`` if

@@ -171,6 +171,29 @@ def upload(
         return reply.submitted
 
 
+def web_upload(
+    base: str,
+    token: str,
+    name: str,
+    archive: bytes,
+    extra: dict[str, str] | None = None,
+    timeout: float = 60,
+) -> tuple[int, str, str | None]:
+    """POST ``archive`` to `arena web`'s /api/submit at ``base`` (with ``extra`` headers):
+    the HTTP status, the error it says ("" for none) and its Retry-After."""
+    request = urllib.request.Request(
+        base + "/api/submit",
+        data=archive,
+        headers={"X-Submitter-Token": token, "X-Bot-Name": name, **(extra or {})},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as answer:
+            return answer.status, "", None
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())["error"], exc.headers.get("Retry-After")
+
+
 def refusal(call: Callable[[], object]) -> tuple[grpc.StatusCode, str]:
     with pytest.raises(grpc.RpcError) as caught:
         call()
@@ -282,16 +305,9 @@ def test_each_submitter_may_fill_only_its_quota(tmp_path: Path) -> None:
     server = make_server(db, port=0, upload_limits=limits)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        request = urllib.request.Request(
-            f"http://127.0.0.1:{server.server_address[1]}/api/submit",
-            data=bot_zip(extra={"data.bin": data, "y": b"2"}),
-            headers={"X-Submitter-Token": bob, "X-Bot-Name": "b"},
-            method="POST",
-        )
-        with pytest.raises(urllib.error.HTTPError) as refused:
-            urllib.request.urlopen(request, timeout=30)
-        assert refused.value.code == 507
-        assert "ask the operator for more room" in json.loads(refused.value.read())["error"]
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        code, error, _ = web_upload(base, bob, "b", bot_zip(extra={"data.bin": data, "y": b"2"}))
+        assert code == 507 and "ask the operator for more room" in error
     finally:
         server.shutdown()
     assert stored(db) == [("a", 1, "alice"), ("a", 2, "alice"), ("b", 1, "bob")]
@@ -383,15 +399,8 @@ def web(tmp_path: Path) -> Iterator[tuple[Path, str, str, str]]:
 
 def test_upload_refuses_oversize_before_reading(web: tuple[Path, str, str, str]) -> None:
     db, base, token, _ = web
-    request = urllib.request.Request(
-        base + "/api/submit",
-        data=b"x" * 10,
-        headers={"Content-Length": str(10**10), "X-Submitter-Token": token, "X-Bot-Name": "a"},
-        method="POST",
-    )
-    with pytest.raises(urllib.error.HTTPError) as caught:
-        urllib.request.urlopen(request, timeout=30)
-    assert caught.value.code == 413
+    code, _, _ = web_upload(base, token, "a", b"x" * 10, {"Content-Length": str(10**10)})
+    assert code == 413
     assert stored(db) == []
 
 
@@ -624,17 +633,11 @@ def test_the_upload_form_says_503_while_the_submitter_is_being_checked(
     db, base, alice, _bob = web
 
     def upload(mark: str) -> tuple[int, str | None]:
-        request = urllib.request.Request(
-            base + "/api/submit",
-            data=slow_bot_zip(mark),
-            headers={"X-Submitter-Token": alice, "X-Bot-Name": "slow", "X-Check": "1"},
+        code, error, retry = web_upload(
+            base, alice, "slow", slow_bot_zip(mark), {"X-Check": "1"}, timeout=120
         )
-        try:
-            with urllib.request.urlopen(request, timeout=120) as answer:
-                return answer.status, None
-        except urllib.error.HTTPError as exc:
-            assert "'alice' has 1 check under way" in json.loads(exc.read())["error"]
-            return exc.code, exc.headers.get("Retry-After")
+        assert code == 200 or "'alice' has 1 check under way" in error
+        return code, retry
 
     with ThreadPoolExecutor(2) as pool:
         outcomes = sorted(pool.map(upload, ["a", "b"]), key=lambda o: o[0])
@@ -781,16 +784,8 @@ def test_the_upload_form_answers_a_refused_upload_it_did_not_keep(tmp_path: Path
     body = bytes(8 * 1024 * 1024)  # more than the socket buffers take without a reader
 
     def post(token: str) -> tuple[int, str]:
-        request = urllib.request.Request(
-            f"http://127.0.0.1:{port}/api/submit",
-            data=body,
-            headers={"X-Submitter-Token": token, "X-Bot-Name": "a"},
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=30) as answer:
-                return answer.status, ""
-        except urllib.error.HTTPError as exc:
-            return exc.code, json.loads(exc.read())["error"]
+        code, error, _ = web_upload(f"http://127.0.0.1:{port}", token, "a", body, timeout=30)
+        return code, error
 
     try:
         assert post("wrong") == (401, "a missing or unknown submitter token")
@@ -914,16 +909,8 @@ def test_an_upload_the_disk_has_no_room_for_is_refused_to_send_later(tmp_path: P
         assert submit(address, token, name="small", archive=bot_zip()).version == 1
 
     with arena_process("web", "--port", "0", "--db", str(db), preexec_fn=limited) as (_, line):
-        request = urllib.request.Request(
-            line.split()[-1].rstrip("/") + "/api/submit",
-            data=big,
-            headers={"X-Submitter-Token": token, "X-Bot-Name": "big"},
-            method="POST",
-        )
-        with pytest.raises(urllib.error.HTTPError) as caught:
-            urllib.request.urlopen(request, timeout=60)
-        assert caught.value.code == 503
-        assert "cannot store 'big' now" in json.loads(caught.value.read())["error"]
+        status, error, _ = web_upload(line.split()[-1].rstrip("/"), token, "big", big)
+        assert status == 503 and "cannot store 'big' now" in error
     assert stored(db) == [("small", 1, "alice")]
     with sqlite3.connect(db) as conn:
         assert conn.execute("pragma integrity_check").fetchone() == ("ok",)

@@ -164,16 +164,23 @@ def test_killed_tournament_resumes_to_the_same_results_and_ratings(tmp_path: Pat
     )
 
 
-def _running_with_a_result(db: Path) -> subprocess.Popen[str]:
-    """RUN on ``db`` in a process of its own (stderr piped), once it has stored a match
-    and while it still plays."""
-    proc = subprocess.Popen(
-        [*dies_with_tests(), *ARENA, *RUN, "--concurrency", "1", "--db", str(db)],
+def _arena_started(db: Path, *args: str) -> subprocess.Popen[str]:
+    """`arena ARGS --db DB` in a process of its own, its stderr piped, SIGINT handled as
+    in a terminal (a test runner may start its processes with it ignored)."""
+    return subprocess.Popen(
+        [*dies_with_tests(), *ARENA, *args, "--db", str(db)],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
+
+
+def _running_with_a_result(db: Path) -> subprocess.Popen[str]:
+    """RUN on ``db`` in a process of its own (stderr piped), once it has stored a match
+    and while it still plays."""
+    proc = _arena_started(db, *RUN, "--concurrency", "1")
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)
@@ -281,14 +288,7 @@ def test_a_run_stopped_as_it_closes_says_how_to_resume_and_nothing_more(
     for name in ("a", "b"):
         register_bot(db, name, *LINGERING_BOT, games=("gin_rummy",))
     run = ["tournament", "run", "--game", "gin_rummy", "--bots", "a,b", "--rounds", "1"]
-    proc = subprocess.Popen(
-        [*dies_with_tests(), *ARENA, *run, "--rules", "max_hands=1", "--db", str(db)],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as in a terminal
-    )
+    proc = _arena_started(db, *run, "--rules", "max_hands=1")
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)
