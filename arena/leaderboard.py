@@ -87,7 +87,7 @@ def rows_from_results(
                 sigma=sigma,
                 conservative=conservative(mu, sigma),
                 games=len(seats),
-                wins=sum(1 for s in seats if s["rank"] == 1 and not s["forfeited"]),
+                wins=len({s["match_id"] for s in seats if _ranked_first(s)}),  # a match once
                 mean_score=statistics.fmean(scores) if scores else None,
                 score_ci95=ci95(scores) if scores else None,
                 mean_rank=statistics.fmean(float(s["rank"]) for s in seats),
@@ -100,6 +100,12 @@ def rows_from_results(
         )
     rows.sort(key=lambda r: (-r.conservative, r.entrant))
     return [replace(r, rank=i + 1) for i, r in enumerate(rows)]
+
+
+def _ranked_first(seat: Mapping[str, Any]) -> bool:
+    """A win: a seat ranked first (a first place shared by a tie included) that did not
+    forfeit. A bot in several seats of a match wins it once, however many of them won."""
+    return bool(seat["rank"] == 1 and not seat["forfeited"])
 
 
 def hindsight_scores(store: Store, game: str, match_ids: Sequence[str]) -> dict[str, float] | None:
@@ -197,14 +203,13 @@ class RunningWins:
 
     def _add(self, seats: Sequence[Mapping[str, Any]]) -> None:
         if len(seats) > 1:
-            for s in seats:
-                self.wins[s["entrant"]] += s["rank"] == 1 and not s["forfeited"]
+            self.wins.update({s["entrant"] for s in seats if _ranked_first(s)})
             return
         deal = seats[0]["deal"]
         played = self._solo[deal]
         played.append((str(len(played)), [{**seats[0], "rank": 1}]))
         [(_, merged)] = merge_solo_matches(played, self.lower_scores_win)
-        winners = [s["entrant"] for s in merged if s["rank"] == 1 and not s["forfeited"]]
+        winners = [s["entrant"] for s in merged if _ranked_first(s)]
         self.wins.subtract(self._deal_winners.get(deal, []))
         self.wins.update(winners)
         self._deal_winners[deal] = winners

@@ -58,10 +58,7 @@ class ScoreSummary:
     los: float  # probability that the true score is above 1/2
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            k: (None if isinstance(v, float) and math.isinf(v) else v)
-            for k, v in asdict(self).items()
-        }
+        return asdict(self)  # infinite ends are null in the CLI's JSON (print_json)
 
 
 # The exact (Clopper-Pearson) 95% bound on a rate after n successes in n is 0.025 ** (1/n).
@@ -191,10 +188,7 @@ class PairRow:
     los: float  # LOS = Phi((W - L) / sqrt(W + L)), draws carry no information
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            k: (None if isinstance(v, float) and math.isinf(v) else v)
-            for k, v in asdict(self).items()
-        }
+        return asdict(self)  # infinite ends are null in the CLI's JSON (print_json)
 
 
 def head_to_head(

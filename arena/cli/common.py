@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import math
 import os
 import shlex
 import shutil
@@ -203,7 +204,20 @@ def rule_options(pairs: list[str] | None, ctx: typer.Context | None = None) -> d
 
 
 def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
+    """``data`` as JSON on stdout, every infinite (or NaN) number as null: JSON has no
+    Infinity, and strict parsers (JavaScript's JSON.parse) refuse the whole document."""
+    text = json.dumps(_finite(data), indent=2, sort_keys=True, default=str, allow_nan=False)
+    sys.stdout.write(text + "\n")
+
+
+def _finite(data: Any) -> Any:
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {k: _finite(v) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [_finite(v) for v in data]
+    return data
 
 
 def replay_text(db: Path, match_id: str | None, file: Path | None) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import os
 import re
 import shlex
@@ -413,3 +414,21 @@ def test_bots_check_reports_answers_the_sdk_made_up(tmp_path: Path) -> None:
         "let the SDK answer for it" in p and "missed its deadline" in p for p in report["problems"]
     )
     assert not any("did not answer in time" in p for p in report["problems"])  # no referee fault
+
+
+def test_json_output_has_no_infinity(capsys: pytest.CaptureFixture[str]) -> None:
+    """A bot with one scored match has an infinite score interval: `leaderboard --json`
+    printed `Infinity`, which JSON does not have (JavaScript's JSON.parse, Python's with
+    parse_constant, refuse the whole document). Every infinite or NaN number is null."""
+    from arena.cli.common import print_json
+    from arena.leaderboard import Row
+
+    row = Row(1, "a", 25.0, 8.3, 0.1, 1, 1, 81.0, math.inf, 1.0, 0, 0)
+    print_json({"leaderboard": [row.to_json()], "low": -math.inf, "nan": [math.nan, 2.5]})
+
+    def refuse(constant: str) -> None:
+        raise AssertionError(f"{constant} in the JSON")
+
+    out = json.loads(capsys.readouterr().out, parse_constant=refuse)
+    assert out["leaderboard"][0]["score_ci95"] is None and out["leaderboard"][0]["mean_score"] == 81
+    assert (out["low"], out["nan"]) == (None, [None, 2.5])

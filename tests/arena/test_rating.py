@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.leaderboard import RunningWins
+from arena.leaderboard import RunningWins, rows_from_results
 from arena.rating import compute_ratings
 from referee.game import Outcome, forfeit_outcome
 
@@ -140,3 +140,27 @@ def test_running_wins_of_a_resumed_tournament_count_what_was_stored_before() -> 
     gin.add_stored([("t1-0", [row("a", "1/5", 30, 1), row("b", "1/5", 0, 2)])])
     gin.add(("b", "a"), "1/5", Outcome(scores=(40, 0), ranks=(1, 2)), ())
     assert (gin.wins["a"], gin.wins["b"]) == (1, 1)
+
+
+def test_a_bot_in_several_seats_wins_a_match_once() -> None:
+    """Wins are "the matches it ranked first in" (docs/tournaments.md): a bot partnering
+    itself at four-player gin, or first in two seats of a Dingo table, counted a win per
+    seat (24 wins in 12 matches, on the leaderboard and the progress line)."""
+
+    def row(entrant: str, rank: int, team: int | None = None) -> dict[str, Any]:
+        return {"match_id": "m1", "deal": "1/1", "entrant": entrant, "score": 0.0,
+                "rank": rank, "team": team, "faults": 0, "forfeited": 0}  # fmt: skip
+
+    partnered = [row("a", 1, 0), row("b", 3, 1), row("a", 1, 0), row("c", 3, 1)]
+    tied_first = [row("a", 1), row("b", 3), row("a", 1), row("b", 4)]
+    for match in (partnered, tied_first):
+        matches = [("m1", match)]
+        board = rows_from_results(matches, compute_ratings(matches).current, False)
+        a = next(r for r in board if r.entrant == "a")
+        assert (a.games, a.wins) == (2, 1)  # games counts its seats, wins its matches
+        stored = RunningWins("dingo")
+        stored.add_stored(matches)
+        assert stored.wins["a"] == 1
+    live = RunningWins("dingo")
+    live.add(("a", "b", "a", "b"), "1/1", Outcome(scores=(9, 3, 9, 1), ranks=(1, 3, 1, 4)), ())
+    assert live.wins["a"] == 1
