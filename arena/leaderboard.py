@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from arena.rating import ENV, compute_ratings, conservative, merge_solo_matches
+from arena.rating import ENV, compute_ratings, conservative, merge_solo_matches, settled
 from arena.store import Store
 from referee.game import Outcome, get_game, parse_rules
 
@@ -27,8 +27,8 @@ class Row:
     conservative: float
     games: int
     wins: int
-    # Over the matches it did not forfeit (None if it forfeited all): a forfeit's score
-    # is where the match stopped, 0 strokes for a golf bot that crashed at once.
+    # Over the matches played to their end (None if none was): a match a forfeit stopped
+    # scores where it stopped, 0 strokes for every golf bot when one crashed at once.
     mean_score: float | None
     score_ci95: float | None
     mean_rank: float
@@ -78,7 +78,7 @@ def rows_from_results(
     rows = []
     for name, seats in played.items():
         mu, sigma, _ = ratings.get(name, (ENV.mu, ENV.sigma, 0))
-        scores = [float(s["score"]) for s in seats if not s["forfeited"]]
+        scores = [float(s["score"]) for s in seats if not s["forfeited"] and not s.get("stopped")]
         rows.append(
             Row(
                 rank=0,
@@ -187,6 +187,7 @@ class RunningWins:
                     "deal": deal,
                     "score": score,
                     "rank": rank,
+                    "team": None if outcome.teams is None else outcome.teams[seat],
                     "forfeited": seat in forfeited,
                 }
                 for seat, (name, score, rank) in enumerate(
@@ -203,7 +204,7 @@ class RunningWins:
 
     def _add(self, seats: Sequence[Mapping[str, Any]]) -> None:
         if len(seats) > 1:
-            self.wins.update({s["entrant"] for s in seats if _ranked_first(s)})
+            self.wins.update({s["entrant"] for s in settled(seats) if _ranked_first(s)})
             return
         deal = seats[0]["deal"]
         played = self._solo[deal]

@@ -2,8 +2,8 @@
 
 Two seats are rated 1v1, more seats as a free-for-all by rank, and games played
 in fixed teams (``Outcome.teams``) as team matches. A forfeit loses: a forfeiting
-team ranks last, and in a free-for-all stopped by a forfeit the other seats are one
-side that beat the forfeiters (their order when it stopped is not a result). When
+team ranks last, and in a free-for-all stopped by a forfeit each other seat beat each
+forfeiter one on one (their order when it stopped is not a result). When
 one entrant fills several seats of a match (fewer entrants than seats), its seats
 count as one player ranked by their mean rank. Because the result depends only on the ordered
 results, a resumed tournament ends with exactly the ratings of an uninterrupted one.
@@ -29,8 +29,12 @@ class RatingState:
     history: list[tuple[int, str, str, float, float]]  # (seq, match_id, entrant, mu, sigma)
 
 
-def _groups(seats: Sequence[Mapping[str, Any]]) -> tuple[list[tuple[str, ...]], list[float]] | None:
-    """The rating groups of one match and their ranks, or None if it cannot be rated."""
+Bout = tuple[list[tuple[str, ...]], list[float]]  # rating groups and their ranks
+
+
+def _bouts(seats: Sequence[Mapping[str, Any]]) -> list[Bout]:
+    """What one match is rated as: one bout of its rating groups by rank, or one-on-one
+    bouts (a free-for-all stopped by a forfeit); none when it cannot be rated."""
     if any(s.get("team") is not None for s in seats):
         teams: dict[int, list[Mapping[str, Any]]] = defaultdict(list)
         for s in seats:
@@ -41,7 +45,7 @@ def _groups(seats: Sequence[Mapping[str, Any]]) -> tuple[list[tuple[str, ...]], 
         ]
         flat = [name for g in groups for name in g]
         if len(flat) != len(set(flat)) or len(groups) < 2:
-            return None  # one entrant on both sides: nothing to learn
+            return []  # one entrant on both sides: nothing to learn
         ranks = [float(min(s["rank"] for s in members)) for _, members in sorted(teams.items())]
         # A team with a forfeiting member ranks last, whatever its partner's rank (results
         # stored before forfeit_outcome ranked the partners with it did not say so).
@@ -50,24 +54,42 @@ def _groups(seats: Sequence[Mapping[str, Any]]) -> tuple[list[tuple[str, ...]], 
             last if any(s.get("forfeited") for s in members) else rank
             for (_, members), rank in zip(sorted(teams.items()), ranks, strict=True)
         ]
-        return groups, ranks
+        return [(groups, ranks)]
     by_entrant: dict[str, list[int]] = defaultdict(list)
     for s in seats:
         by_entrant[s["entrant"]].append(int(s["rank"]))
     if len(by_entrant) < 2:
-        return None
+        return []
     names = list(by_entrant)
-    forfeiters = {s["entrant"] for s in seats if s.get("forfeited")}
+    forfeiters = [n for n in names if any(s.get("forfeited") for s in seats if s["entrant"] == n)]
     if forfeiters and "solo_deal" not in seats[0]:
         # The match stopped at the forfeit, so the other seats' order is no result: rated
         # by it, a crash could hand a partner a draw it was losing or a lead it held.
-        # They are one side that beat the forfeiters. (Merged one-seat matches each
-        # played their deal to the end, and keep their order.)
-        rest = tuple(n for n in names if n not in forfeiters)
-        if not rest:
-            return None
-        return [rest, *((n,) for n in names if n in forfeiters)], [1.0] + [2.0] * len(forfeiters)
-    return [(n,) for n in names], [sum(by_entrant[n]) / len(by_entrant[n]) for n in names]
+        # Each of them beat each forfeiter one on one. (Rated as one side that beat it,
+        # the others' summed strength made its loss all but certain and taught little: a
+        # bot that forfeited every match stayed above bots that played. Merged one-seat
+        # matches each played their deal to the end, and keep their order.)
+        rest = [n for n in names if n not in forfeiters]
+        return [([(n,), (f,)], [1.0, 2.0]) for n in rest for f in forfeiters]
+    return [([(n,) for n in names], [sum(by_entrant[n]) / len(by_entrant[n]) for n in names])]
+
+
+def settled(seats: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """A several-seat match's rows as results count them. One a forfeit stopped has its
+    rows marked ``stopped`` (no seat's score is a full match's), and in a free-for-all its
+    other seats share first place with the forfeiters last: their order when it stopped
+    is no result (a crash at the first move tied them all on 0 strokes). Teams are ranked
+    already (``referee.game.forfeit_outcome``: the forfeiting team last)."""
+    rows = [dict(s) for s in seats]
+    if not any(s.get("forfeited") for s in rows):
+        return rows
+    free_for_all = all(s.get("team") is None for s in rows)
+    played_on = sum(not s.get("forfeited") for s in rows)
+    for s in rows:
+        s["stopped"] = True
+        if free_for_all:
+            s["rank"] = played_on + 1 if s.get("forfeited") else 1
+    return rows
 
 
 def merge_solo_matches(
@@ -75,7 +97,7 @@ def merge_solo_matches(
 ) -> list[tuple[str, list[dict[str, Any]]]]:
     """One-seat matches (solitaire) cannot be rated alone: consecutive ones that played the
     same deal (their rows carry the same ``deal``) become one free-for-all, ranked by score.
-    Other matches pass through."""
+    Other matches pass through, ``settled``."""
     out: list[tuple[str, list[dict[str, Any]]]] = []
     for match_id, rows in matches:
         seats = [dict(s) for s in rows]
@@ -84,7 +106,9 @@ def merge_solo_matches(
         if solo and last and last[0].get("solo_deal") == seats[0]["deal"]:
             last.append({**seats[0], "solo_deal": seats[0]["deal"]})
             continue
-        out.append((match_id, [{**s, "solo_deal": s["deal"]} for s in seats] if solo else seats))
+        out.append(
+            (match_id, [{**s, "solo_deal": s["deal"]} for s in seats] if solo else settled(seats))
+        )
     for _, group in out:
         if len(group) > 1 and "solo_deal" in group[0]:
             # By score, and a forfeit last: its score is what it had when it stopped (0
@@ -109,17 +133,25 @@ def compute_ratings(
     games: dict[str, int] = defaultdict(int)
     history: list[tuple[int, str, str, float, float]] = []
     for seq, (match_id, seats) in enumerate(merge_solo_matches(matches, lower_scores_win)):
-        grouped = _groups(seats)
-        if grouped is None:
-            continue
-        groups, ranks = grouped
-        rating_groups = [tuple(ratings.get(n, ENV.create_rating()) for n in g) for g in groups]
-        rated = ENV.rate(rating_groups, ranks=ranks)
-        for names, new in zip(groups, rated, strict=True):
-            for name, rating in zip(names, new, strict=True):
-                ratings[name] = rating
-                games[name] += 1
-                history.append((seq, match_id, name, rating.mu, rating.sigma))
+        bouts = _bouts(seats)
+        before = dict(ratings)
+        for groups, ranks in bouts:
+            # Each side is rated against the others' ratings from before the match, so
+            # that one-on-one bouts leave the players who beat a forfeiter level with
+            # each other, whatever their order (one bout: the same as rating it whole).
+            sides = range(len(groups)) if len(bouts) > 1 else [None]
+            for side in sides:
+                rating_groups = [
+                    tuple((ratings if i == side else before).get(n, ENV.create_rating()) for n in g)
+                    for i, g in enumerate(groups)
+                ]
+                rated = ENV.rate(rating_groups, ranks=ranks)
+                for i, (names, new) in enumerate(zip(groups, rated, strict=True)):
+                    if side is None or i == side:
+                        ratings.update(zip(names, new, strict=True))
+        for name in dict.fromkeys(n for groups, _ in bouts for g in groups for n in g):
+            games[name] += 1
+            history.append((seq, match_id, name, ratings[name].mu, ratings[name].sigma))
     current = {n: (r.mu, r.sigma, games[n]) for n, r in ratings.items()}
     return RatingState(current, history)
 

@@ -25,6 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from arena.rating import settled
+
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 
 
@@ -197,11 +199,14 @@ def head_to_head(
     """Every pair of entrants that met as opponents: a beats b in a match when its (best)
     rank is better. An entrant filling several seats counts once per match, by its best
     rank. Partners (seats of one ``team``, as in 4-player gin) did not play each other:
-    their shared rank is no draw between them."""
+    their shared rank is no draw between them. Nor did two seats of a free-for-all that a
+    third one's forfeit stopped (``arena.rating.settled``): each beat the forfeiter."""
     results: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for _, seats in matches:
+    for _, match_rows in matches:
+        seats = settled(match_rows)
         best: dict[str, int] = {}
         teams: dict[str, set[int]] = defaultdict(set)
+        forfeited = {s["entrant"] for s in seats if s.get("forfeited")}
         for s in seats:
             best[s["entrant"]] = min(int(s["rank"]), best.get(s["entrant"], 1 << 30))
             if s.get("team") is not None:
@@ -209,6 +214,8 @@ def head_to_head(
         for a, b in itertools.combinations(sorted(best), 2):
             if teams[a] & teams[b]:
                 continue
+            if seats[0].get("stopped") and not teams[a] and (a in forfeited) == (b in forfeited):
+                continue  # no result between them
             score = 1.0 if best[a] < best[b] else 0.0 if best[a] > best[b] else 0.5
             results[(a, b)].append(score)
             results[(b, a)].append(1.0 - score)

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from arena.leaderboard import RunningWins, rows_from_results
-from arena.rating import compute_ratings
+from arena.rating import compute_ratings, conservative
+from arena.stats import head_to_head
 from referee.game import Outcome, forfeit_outcome
 
 
@@ -121,7 +123,7 @@ def test_running_wins_rank_a_solitaire_deal_among_the_bots_that_played_it() -> N
     gin = RunningWins("gin_rummy")
     gin.add(("a", "b"), "1/5", Outcome(scores=(100, 20), ranks=(1, 2)), ())
     gin.add(("b", "a"), "1/5", Outcome(scores=(0, 0), ranks=(1, 2)), (0,))  # b forfeited
-    assert (gin.wins["a"], gin.wins["b"]) == (1, 0)
+    assert (gin.wins["a"], gin.wins["b"]) == (2, 0)  # a beat it, whatever the order then
 
 
 def test_running_wins_of_a_resumed_tournament_count_what_was_stored_before() -> None:
@@ -164,3 +166,56 @@ def test_a_bot_in_several_seats_wins_a_match_once() -> None:
     live = RunningWins("dingo")
     live.add(("a", "b", "a", "b"), "1/1", Outcome(scores=(9, 3, 9, 1), ranks=(1, 3, 1, 4)), ())
     assert live.wins["a"] == 1
+
+
+def test_a_bot_that_forfeits_every_free_for_all_ranks_below_every_bot_that_played() -> None:
+    """A forfeit always loses (docs/tournaments.md). Rated as losing to one side made of
+    all the other seats, whose summed strength made its loss all but certain, a bot that
+    crashed at once in all nine of its three-seat matches stayed above a bot that played
+    every match (mu 21.6 against 15.8). Now each other seat beats it one on one."""
+    skill = {"strong": 1, "mid": 2, "weak": 3}
+    matches: list[tuple[str, list[dict[str, Any]]]] = []
+    for table in itertools.combinations(["strong", "mid", "weak", "crash"], 3):
+        for turn in range(3):
+            lineup = table[turn:] + table[:turn]
+            rows = [
+                forfeiting({"entrant": name, "rank": 1 if "crash" in lineup else skill[name],
+                            "team": None}, False)
+                if name != "crash" else forfeiting({"entrant": name, "rank": 3, "team": None})
+                for name in lineup
+            ]  # fmt: skip
+            matches.append((f"m{len(matches)}", rows))
+    current = compute_ratings(matches).current
+    order = sorted(current, key=lambda n: conservative(*current[n][:2]), reverse=True)
+    assert order == ["strong", "mid", "weak", "crash"]
+    assert current["crash"][0] < current["weak"][0] - 5
+    assert all(games == 9 for _, _, games in current.values())
+
+
+def test_a_free_for_all_a_forfeit_stopped_is_a_win_over_the_forfeiter_and_no_more() -> None:
+    """A bot that failed to start stopped each of its golf matches at once with every
+    other seat tied on 0 strokes: the head-to-head table gave the strategy bot 9 draws
+    with the random bot it beat in every real match, and those 0 strokes went into the
+    mean scores as the best golf ever played. The ratings already took no order from such
+    a match; now no statistic does: each other seat beat the forfeiter, and no more."""
+
+    def row(match: str, entrant: str, strokes: int, rank: int, forfeited: int = 0) -> Any:
+        return {"match_id": match, "deal": f"1/{match}", "entrant": entrant, "score": strokes,
+                "rank": rank, "team": None, "faults": forfeited, "forfeited": forfeited}  # fmt: skip
+
+    played = ("m1", [row("m1", "strong", 10, 1), row("m1", "random", 30, 2)])
+    stopped = ("m2", [row("m2", "crash", 0, 3, 1), row("m2", "strong", 0, 1),
+                      row("m2", "random", 0, 1)])  # fmt: skip
+    matches = [played, stopped]
+    pairs = {(p.a, p.b): (p.games, p.wins, p.draws, p.losses) for p in head_to_head(matches)}
+    assert pairs[("strong", "random")] == (1, 1, 0, 0)  # the played match only
+    assert pairs[("crash", "strong")] == pairs[("crash", "random")] == (1, 0, 0, 1)
+    ratings = compute_ratings(matches, lower_scores_win=True).current
+    board = {r.entrant: r for r in rows_from_results(matches, ratings, True)}
+    assert (board["strong"].mean_score, board["random"].mean_score) == (10, 30)
+    assert board["crash"].mean_score is None
+    assert (board["strong"].wins, board["random"].wins, board["crash"].wins) == (2, 1, 0)
+    assert (board["random"].mean_rank, board["crash"].mean_rank) == (1.5, 3)
+    live = RunningWins("golf")
+    live.add(("crash", "strong", "random"), "1/2", Outcome((0, 0, 0), (3, 2, 1)), (0,))
+    assert (live.wins["strong"], live.wins["random"], live.wins["crash"]) == (1, 1, 0)
