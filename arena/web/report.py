@@ -48,21 +48,6 @@ class Report:
         return [row.entrant for row in self.board]
 
 
-def _cross(report: Report) -> dict[tuple[str, str], tuple[int, int, int]]:
-    """For each ordered pair (a, b): matches where a ranked better, worse, the same as b
-    (an entrant filling several seats counts with its best rank)."""
-    tally: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
-    for seats in report.seats.values():
-        best: dict[str, int] = {}
-        for s in seats:
-            best[s["entrant"]] = min(best.get(s["entrant"], s["rank"]), s["rank"])
-        for a, rank_a in best.items():
-            for b, rank_b in best.items():
-                if a != b:
-                    tally[a, b][0 if rank_a < rank_b else 1 if rank_a > rank_b else 2] += 1
-    return {pair: (w, lo, d) for pair, (w, lo, d) in tally.items()}
-
-
 def gather(store: Store, tournament_id: int) -> Report:
     """Everything the report shows, from the database."""
     record = store.tournament(tournament_id)
@@ -82,7 +67,7 @@ def gather(store: Store, tournament_id: int) -> Report:
     ).fetchall():
         faults[entrant][kind] += count
     report.board = rows_from_results(ordered, rated.current, lower)
-    report.cross = _cross(report)
+    report.cross = {(p.a, p.b): (p.wins, p.losses, p.draws) for p in head_to_head(ordered)}
     history: dict[str, list[tuple[float, float, float]]] = defaultdict(list)
     position = {m_id: i + 1 for i, (m_id, _) in enumerate(ordered)}
     for _, match_id, name, mu, sigma in rated.history:
@@ -177,7 +162,9 @@ def _cross_html(report: Report) -> str:
     return (
         f'<table class="cross"><tr><th>row vs column</th>{head}</tr>{"".join(body)}</table>'
         '<p class="note">Each cell: matches in which the row bot ranked better – worse – '
-        "equal than the column bot (in multi-seat games, by rank at the same table).</p>"
+        "equal than the column bot (in multi-seat games, by its best rank at the same table; "
+        "partners, and two bots of a match a third one's forfeit stopped, did not play each "
+        "other).</p>"
     )
 
 
