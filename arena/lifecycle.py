@@ -1,7 +1,7 @@
 """How an arena process ends: cleanly when asked, and without litter when it cannot.
 
-``kill PID`` (SIGTERM, what service managers and ``timeout`` send) stops a running
-tournament as Ctrl-C does: its matches in play are abandoned, every bot process is killed,
+``kill PID`` (SIGTERM, what service managers and ``timeout`` send), and the hangup of its
+terminal (SIGHUP), stop a running tournament as Ctrl-C does: its matches in play are abandoned, every bot process is killed,
 its cgroups and socket directory are removed, and the tournament is left ``interrupted``
 to resume. An arena killed outright (SIGKILL, a crash, the machine's power) cleans nothing
 up: what it leaves is named after it, and the next arena that starts there removes it
@@ -20,7 +20,9 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+# Ctrl-C, `kill` (and what service managers send), and the hangup of the terminal the
+# arena runs in: each stops it cleanly.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _held: list[int] | None = None  # inside stops_held(): the stop signals that came
 
 
@@ -30,14 +32,14 @@ def _hold(held: list[int]) -> None:
 
 
 def _stop_signals() -> list[int]:
-    """SIGINT and SIGTERM, but one the launcher set to be ignored stays ignored (a shell
-    ignores SIGINT in a job it starts in the background)."""
+    """SIGINT, SIGTERM and SIGHUP, but one the launcher set to be ignored stays ignored
+    (a shell ignores SIGINT in a job it starts in the background, nohup SIGHUP)."""
     return [s for s in STOP_SIGNALS if signal.getsignal(s) is not signal.SIG_IGN]
 
 
 @contextlib.contextmanager
 def stops_held() -> Iterator[list[int]]:
-    """Hold Ctrl-C and SIGTERM back through a step a stop must not cut in two: a
+    """Hold Ctrl-C, SIGTERM and SIGHUP back through a step a stop must not cut in two: a
     tournament stored, then run (stopped in between, it was stored and nothing said how
     to resume it). A ``run_stoppable`` inside takes the held ones (its work is cancelled
     as it starts); one held to the end of the block raises KeyboardInterrupt there.
@@ -62,9 +64,9 @@ def stops_held() -> Iterator[list[int]]:
 
 
 def run_stoppable(work: Coroutine[Any, Any, T]) -> T:
-    """``asyncio.run(work)``, where SIGTERM, like Ctrl-C (SIGINT), cancels ``work`` and
-    raises KeyboardInterrupt, so its clean-up runs. A second one acts at once (SIGTERM
-    kills, Ctrl-C raises where the code is). One that comes while the loop is being set up
+    """``asyncio.run(work)``, where SIGTERM and SIGHUP, like Ctrl-C (SIGINT), cancel
+    ``work`` and raise KeyboardInterrupt, so its clean-up runs. A second one kills at
+    once. One that comes while the loop is being set up
     (or earlier in ``stops_held``) is held until ``work`` runs, then cancels it: Python's
     own handler would raise inside asyncio's setup and leave ``work`` never awaited. Off
     the main thread (a server's request handler) signals are not this code's: plain
@@ -81,8 +83,12 @@ def run_stoppable(work: Coroutine[Any, Any, T]) -> T:
 
             def stop(signum: int) -> None:
                 held.append(signum)
-                for taken_signum in taken:  # back to the defaults for a second one
+                for taken_signum in taken:
                     loop.remove_signal_handler(taken_signum)
+                    # A second one kills at once, as SIGKILL would (the next arena removes
+                    # what it leaves). Raised as KeyboardInterrupt inside the clean-up, it
+                    # cut that short with tracebacks of bot pipes left to a closed loop.
+                    signal.signal(taken_signum, signal.SIG_DFL)
                 if task is not None:
                     task.cancel()
 

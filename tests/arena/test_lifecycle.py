@@ -191,7 +191,7 @@ def test_a_clean_up_runs_to_its_end_though_its_task_is_cancelled_meanwhile() -> 
     assert steps == ["closing", "closed"]
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_a_stop_before_the_work_runs_is_held_and_cancels_it_as_it_starts(signum: int) -> None:
     """Ctrl-C or SIGTERM just after a tournament is stored, or while asyncio sets up its
     loop, raised inside that setup (the work never awaited, a traceback) or left the
@@ -212,7 +212,7 @@ def test_a_stop_before_the_work_runs_is_held_and_cancels_it_as_it_starts(signum:
         run_stoppable(work())
     assert steps == ["stored", "started", "cleaned up"]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    assert signal.getsignal(signal.SIGTERM) == signal.getsignal(signal.SIGHUP) == signal.SIG_DFL
 
 
 def test_a_stop_held_to_the_end_of_its_block_raises_there() -> None:

@@ -277,14 +277,12 @@ LINGERING_BOT = [
 ]
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_a_run_stopped_as_it_closes_says_how_to_resume_and_nothing_more(
-    tmp_path: Path, signum: int
-) -> None:
-    """Ctrl-C or SIGTERM after the last match was stored, while the arena stopped its bots
-    and its referee, cut that closing short: "Event loop is closed" tracebacks from the
-    bots' pipes and the gRPC server (8 of 8 tries in an audit)."""
-    db = tmp_path / "arena.db"
+STOPS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
+
+
+def _closing(db: Path) -> subprocess.Popen[str]:
+    """A two-bot gin tournament on ``db`` in its own process, once its last match is
+    stored and while it closes its bots, which linger after their streams end."""
     for name in ("a", "b"):
         register_bot(db, name, *LINGERING_BOT, games=("gin_rummy",))
     run = ["tournament", "run", "--game", "gin_rummy", "--bots", "a,b", "--rounds", "1"]
@@ -301,6 +299,18 @@ def test_a_run_stopped_as_it_closes_says_how_to_resume_and_nothing_more(
             if stored and stored == total:
                 break
     assert proc.poll() is None, "the arena closed before it could be stopped"
+    return proc
+
+
+@pytest.mark.parametrize("signum", STOPS, ids=[s.name for s in STOPS])
+def test_a_run_stopped_as_it_closes_says_how_to_resume_and_nothing_more(
+    tmp_path: Path, signum: int
+) -> None:
+    """Ctrl-C or SIGTERM after the last match was stored, while the arena stopped its bots
+    and its referee, cut that closing short: "Event loop is closed" tracebacks from the
+    bots' pipes and the gRPC server (8 of 8 tries in an audit)."""
+    db = tmp_path / "arena.db"
+    proc = _closing(db)
     proc.send_signal(signum)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
@@ -308,5 +318,25 @@ def test_a_run_stopped_as_it_closes_says_how_to_resume_and_nothing_more(
     assert lines[-1].startswith("interrupted: resume with "), stderr
     assert lines[-1].endswith(f" tournament resume 1 --db {db}"), stderr
     assert not [line for line in lines if "resume" not in line and "note:" not in line], stderr
+    out = json.loads(arena(db, "tournament", "resume", "1", "--json").stdout)
+    assert out["played"] == 0 and out["status"] == "finished"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_second_stop_kills_at_once_and_the_next_arena_finishes_the_run(
+    tmp_path: Path, signum: int
+) -> None:
+    """A second Ctrl-C while the arena closed its bots raised inside that closing: a wall
+    of "Event loop is closed" tracebacks. It now kills the arena at once, as SIGKILL
+    would, and the next arena removes what it left and resumes the tournament."""
+    db = tmp_path / "arena.db"
+    proc = _closing(db)
+    proc.send_signal(signum)
+    time.sleep(0.5)  # closing: its bots linger for their grace
+    assert proc.poll() is None, "the arena closed before the second stop"
+    proc.send_signal(signum)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == -signum, stderr
+    assert "Traceback" not in stderr and "Exception ignored" not in stderr, stderr
     out = json.loads(arena(db, "tournament", "resume", "1", "--json").stdout)
     assert out["played"] == 0 and out["status"] == "finished"
