@@ -16,7 +16,7 @@ from arena.lifecycle import REFEREE_SOCKET, run_stoppable
 from arena.sandbox import Sandbox, SandboxError, resolve
 from arena.settings import DEFAULTS
 from arena.store import Entrant
-from referee.aio import to_the_end
+from referee.aio import all_to_the_end
 from referee.client import FALLBACK_MARK
 from referee.game import game_names, get_game, parse_rules
 from referee.match import MatchConfig, MatchResult
@@ -132,8 +132,7 @@ async def check_bot(
                     report = CheckReport(game, False, 0, (never,), report.stderr_excerpt)
                 reports.append(report)
         finally:
-            await to_the_end(pool.close())
-            await to_the_end(server.stop(0))
+            await all_to_the_end(pool.close(), server.stop(0))
     return reports
 
 

@@ -18,6 +18,7 @@ told every worker has it.
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import contextlib
 import logging
@@ -29,6 +30,7 @@ from typing import Any
 from arena.matchplay import DealTurns, HostSettings, MatchJob, PlayedMatch
 from arena.sandbox import SandboxError
 from arena.store import Entrant, Store
+from referee.aio import all_to_the_end, awaited_to_the_end
 from referee.owned_dirs import tagged_temp_dir
 
 INSTALL_HINT = "install it with scripts/bootstrap dask in the clone (or pip install -e '.[dask]')"
@@ -212,24 +214,30 @@ class _client:
         # Every Dask server (the scheduler and nannies too) makes its folder there.
         self.undo.enter_context(dask.config.set({"temporary-directory": scratch}))
         try:
-            self.cluster = await d.LocalCluster(
-                n_workers=o.workers or 1,
-                threads_per_worker=o.matches_per_worker or default_matches_per_worker(),
-                processes=True,
-                host="127.0.0.1",
-                dashboard_address=None,
-                asynchronous=True,
-                silence_logs=logging.ERROR,
+            # Started to the end, then closed, when the arena is stopped meanwhile: cut
+            # short, its processes outlived the scratch folder they were still using.
+            self.cluster, cancelled = await awaited_to_the_end(
+                d.LocalCluster(
+                    n_workers=o.workers or 1,
+                    threads_per_worker=o.matches_per_worker or default_matches_per_worker(),
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address=None,
+                    asynchronous=True,
+                    silence_logs=logging.ERROR,
+                )
             )
         except BaseException:  # no __aexit__ comes
             self.undo.close()
             raise
+        if cancelled:
+            await self.__aexit__()
+            raise asyncio.CancelledError
         self.client = await d.Client(self.cluster, asynchronous=True)
         return self.client
 
     async def __aexit__(self, *exc: object) -> None:
-        if self.client is not None:
-            await self.client.close()
-        if self.cluster is not None:
-            await self.cluster.close()
-        self.undo.close()
+        try:  # each to its end, even when the arena is stopped while it closes
+            await all_to_the_end(*(x.close() for x in (self.client, self.cluster) if x is not None))
+        finally:
+            self.undo.close()

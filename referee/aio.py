@@ -35,3 +35,14 @@ async def to_the_end(work: Awaitable[T]) -> T:
     if cancelled:
         raise asyncio.CancelledError
     return result
+
+
+async def all_to_the_end(*works: Awaitable[object]) -> None:
+    """Await each of ``works`` (clean-ups, in order) to its end, then pass on a cancel that
+    came meanwhile: the first one's cancel must not skip the others."""
+    cancelled = False
+    for work in works:
+        _, stopped = await awaited_to_the_end(work)
+        cancelled = cancelled or stopped
+    if cancelled:
+        raise asyncio.CancelledError

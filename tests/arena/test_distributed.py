@@ -387,3 +387,43 @@ def test_an_unreachable_scheduler_is_one_line_and_the_tournament_is_kept(tmp_pat
     assert "error: cannot reach a Dask scheduler at tcp://127.0.0.1:9" in gone.stderr
     [kept] = json.loads(arena(db, "tournament", "list", "--json").stdout)
     assert kept["status"] == "interrupted"
+
+
+@pytest.mark.parametrize("moment", ["at its creation", "as it closes"])
+def test_a_run_on_workers_stopped_at_its_edges_says_how_to_resume_and_nothing_more(
+    tmp_path: Path, moment: str
+) -> None:
+    """Stopped as its last match was stored, the local cluster's close was cut short:
+    the client closed but not the cluster, whose scheduler (in the arena's own loop) then
+    logged its cancelled streams as ERROR tracebacks, and its scratch folder went before
+    Dask's own clean-up ("Failed to remove"). Stopped as the cluster started, the same."""
+    db = tmp_path / "arena.db"
+    for name in ("a", "b"):
+        register_bot(db, name, *BOT, games=("golf",))
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    proc = subprocess.Popen(
+        [*dies_with_tests(), sys.executable, "-m", "arena.cli", "tournament", "run", "--game",
+         "golf", "--bots", "a,b", "--rounds", "2", "--workers", "1", "--db", str(db)],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "TMPDIR": str(scratch)},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    wanted = ("select count(*) from tournaments", 1) if moment == "at its creation" else (
+        "select count(*) from matches", 4)  # fmt: skip
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        with contextlib.suppress(sqlite3.OperationalError), sqlite3.connect(db) as conn:
+            if conn.execute(wanted[0]).fetchone()[0] >= wanted[1]:
+                break
+        time.sleep(0.005)
+    assert proc.poll() is None, "the run ended before it could be stopped"
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    lines = [line for line in stderr.splitlines() if "━" not in line and line.strip()]
+    assert proc.returncode == 130, stderr
+    assert lines[-1].startswith("interrupted: resume with "), stderr
+    assert not [line for line in lines if "ERROR" in line or "Traceback" in line], stderr
+    assert not [p.name for p in scratch.iterdir() if p.name.startswith("arena-")]
+    out = json.loads(arena(db, "tournament", "resume", "1", "--json").stdout)
+    assert out["status"] == "finished"
