@@ -2,7 +2,7 @@
 
 A process killed outright (SIGKILL, a crash, the machine's power) cleans nothing up, so
 what it leaves is named after it (``owner_tag``: pid namespace and pid), and the next
-process that makes one of the same kind there removes whatever a dead owner left
+process that makes one of these folders there removes whatever a dead owner left
 (``owner_is_dead``). A live owner's is never touched, in this pid namespace or another.
 The arena's socket folders and cgroups (arena/lifecycle.py, arena/cgroups.py) and the
 referee's front door (referee/service/front_door.py) are made so.
@@ -49,20 +49,34 @@ def owner_is_dead(tag: str) -> bool:
 UNIX_SOCKET_PATH_MAX = 107
 
 
+# The kinds of folder made so: the referee's front door; an arena's referee socket, its
+# bots' relays, a bot check, a bubblewrap probe, a local Dask cluster's scratch.
+KINDS = frozenset({"referee", "arena", "arena-bots", "arena-check", "arena-probe", "arena-dask"})
+
+
 def tagged_temp_dir(kind: str, socket_name: str | None = None) -> tempfile.TemporaryDirectory[str]:
-    """A private temporary directory named after this process, made after removing the
-    ones of this ``kind`` that a dead owner left. With ``socket_name``, one where that
-    socket's path fits a unix socket address: in /tmp when $TMPDIR is too long for it."""
+    """A private temporary directory of ``kind`` named after this process, made after
+    removing every folder of any of the KINDS that a dead owner left there (one kind's
+    maker may not come again: a killed run on Dask workers resumed in process). With
+    ``socket_name``, one where that socket's path fits a unix socket address: in /tmp
+    when $TMPDIR is too long for it."""
+    assert kind in KINDS, kind
     base = Path(tempfile.gettempdir())
     prefix = f"{kind}-{owner_tag()}-"
     if socket_name is not None:
         longest = len(os.fsencode(base / f"{prefix}{'x' * 8}" / socket_name))
         if longest > UNIX_SOCKET_PATH_MAX:
             base = Path("/tmp")
-    for path in base.glob(f"{kind}-*-*-*"):
-        tag = "-".join(path.name[len(kind) + 1 :].split("-")[:2])
+    for path in base.glob("*-*-*-*"):
+        # KIND-NAMESPACE-PID-RANDOM (tempfile's random part has no dash)
+        left_kind, namespace, pid, _ = path.name.rsplit("-", 3)
         with contextlib.suppress(OSError):  # gone meanwhile, or not ours
-            if owner_is_dead(tag) and path.is_dir() and path.stat().st_uid == os.getuid():
+            if (
+                left_kind in KINDS
+                and owner_is_dead(f"{namespace}-{pid}")
+                and path.is_dir()
+                and path.stat().st_uid == os.getuid()
+            ):
                 _remove(path)
     return tempfile.TemporaryDirectory(prefix=prefix, dir=base)
 

@@ -104,14 +104,15 @@ def test_a_new_temp_dir_removes_only_what_dead_arenas_left(
     dead = tmp_path / f"arena-{namespace}-{gone}-abc"
     live = tmp_path / f"arena-{owner_tag()}-def"
     elsewhere = tmp_path / f"arena-1{namespace}-{gone}-ghi"
-    other_kind = tmp_path / f"arena-check-{namespace}-{gone}-jkl"
-    for path in (dead, live, elsewhere, other_kind):
+    other_kind = tmp_path / f"arena-dask-{namespace}-{gone}-jkl"  # a kind made elsewhere
+    not_ours = tmp_path / f"other-{namespace}-{gone}-mno"  # another program's
+    for path in (dead, live, elsewhere, other_kind, not_ours):
         (path / "sub").mkdir(parents=True)
         (path / "sub" / "referee.sock").write_text("")
     with tagged_temp_dir("arena") as made:
         assert Path(made).name.startswith(f"arena-{owner_tag()}-")
-        assert not dead.exists()
-        assert live.exists() and elsewhere.exists() and other_kind.exists()
+        assert not dead.exists() and not other_kind.exists()
+        assert live.exists() and elsewhere.exists() and not_ours.exists()
     assert not Path(made).exists()
 
 
