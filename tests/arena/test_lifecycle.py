@@ -14,6 +14,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -192,6 +193,19 @@ def test_a_clean_up_runs_to_its_end_though_its_task_is_cancelled_meanwhile() -> 
     assert steps == ["closing", "closed"]
 
 
+@pytest.fixture
+def stop_signals_at_their_defaults() -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP as in a terminal, whatever this test run was started
+    with (a background job ignores SIGINT, nohup SIGHUP); restored after."""
+    defaults = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: signal.SIG_DFL,
+                signal.SIGHUP: signal.SIG_DFL}  # fmt: skip
+    previous = {signum: signal.signal(signum, handler) for signum, handler in defaults.items()}
+    yield
+    for signum, handler in previous.items():
+        signal.signal(signum, handler)
+
+
+@pytest.mark.usefixtures("stop_signals_at_their_defaults")
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_a_stop_before_the_work_runs_is_held_and_cancels_it_as_it_starts(signum: int) -> None:
     """Ctrl-C or SIGTERM just after a tournament is stored, or while asyncio sets up its
@@ -216,6 +230,7 @@ def test_a_stop_before_the_work_runs_is_held_and_cancels_it_as_it_starts(signum:
     assert signal.getsignal(signal.SIGTERM) == signal.getsignal(signal.SIGHUP) == signal.SIG_DFL
 
 
+@pytest.mark.usefixtures("stop_signals_at_their_defaults")
 def test_a_stop_held_to_the_end_of_its_block_raises_there() -> None:
     steps = []
     with pytest.raises(KeyboardInterrupt), stops_held():

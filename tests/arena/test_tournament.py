@@ -164,16 +164,23 @@ def test_killed_tournament_resumes_to_the_same_results_and_ratings(tmp_path: Pat
     )
 
 
+def _as_in_a_terminal() -> None:
+    """SIGINT and SIGHUP at their defaults, as in a terminal: the test runner may have
+    been started with them ignored (a background job, nohup), and children inherit it."""
+    for signum in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 def _arena_started(db: Path, *args: str) -> subprocess.Popen[str]:
-    """`arena ARGS --db DB` in a process of its own, its stderr piped, SIGINT handled as
-    in a terminal (a test runner may start its processes with it ignored)."""
+    """`arena ARGS --db DB` in a process of its own, its stderr piped, its stop signals
+    as in a terminal."""
     return subprocess.Popen(
         [*dies_with_tests(), *ARENA, *args, "--db", str(db)],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=_as_in_a_terminal,
     )
 
 
