@@ -197,9 +197,11 @@ def test_a_clean_up_runs_to_its_end_though_its_task_is_cancelled_meanwhile() -> 
 def stop_signals_at_their_defaults() -> Iterator[None]:
     """SIGINT, SIGTERM and SIGHUP as in a terminal, whatever this test run was started
     with (a background job ignores SIGINT, nohup SIGHUP); restored after."""
-    defaults = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: signal.SIG_DFL,
-                signal.SIGHUP: signal.SIG_DFL}  # fmt: skip
-    previous = {signum: signal.signal(signum, handler) for signum, handler in defaults.items()}
+    previous = {
+        signal.SIGINT: signal.signal(signal.SIGINT, signal.default_int_handler),
+        signal.SIGTERM: signal.signal(signal.SIGTERM, signal.SIG_DFL),
+        signal.SIGHUP: signal.signal(signal.SIGHUP, signal.SIG_DFL),
+    }
     yield
     for signum, handler in previous.items():
         signal.signal(signum, handler)
