@@ -168,8 +168,10 @@ def submit_archive(
             db, submitter, name, archive, command, games, check, move_seconds, limits, check_places
         )
     except (OSError, sqlite3.OperationalError) as exc:
+        # An OSError's text names the server's files; the uploader gets its reason alone.
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise TryLater(
-            f"the arena cannot store {name!r} now ({exc}); nothing was stored: send it again later"
+            f"the arena cannot store {name!r} now ({why}); nothing was stored: send it again later"
         ) from exc
 
 

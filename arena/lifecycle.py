@@ -66,11 +66,10 @@ def stops_held() -> Iterator[list[int]]:
 def run_stoppable(work: Coroutine[Any, Any, T]) -> T:
     """``asyncio.run(work)``, where SIGTERM and SIGHUP, like Ctrl-C (SIGINT), cancel
     ``work`` and raise KeyboardInterrupt, so its clean-up runs. A second one kills at
-    once. One that comes while the loop is being set up
-    (or earlier in ``stops_held``) is held until ``work`` runs, then cancels it: Python's
-    own handler would raise inside asyncio's setup and leave ``work`` never awaited. Off
-    the main thread (a server's request handler) signals are not this code's: plain
-    asyncio.run."""
+    once. One that comes while the loop is being set up (or earlier in ``stops_held``) is
+    held until ``work`` runs, then cancels it: Python's own handler would raise inside
+    asyncio's setup and leave ``work`` never awaited. Off the main thread (a server's
+    request handler) signals are not this code's: plain asyncio.run."""
     if threading.current_thread() is not threading.main_thread():
         return asyncio.run(work)
 

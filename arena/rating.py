@@ -61,16 +61,16 @@ def _bouts(seats: Sequence[Mapping[str, Any]]) -> list[Bout]:
     if len(by_entrant) < 2:
         return []
     names = list(by_entrant)
-    forfeiters = [n for n in names if any(s.get("forfeited") for s in seats if s["entrant"] == n)]
-    if forfeiters and "solo_deal" not in seats[0]:
+    if seats[0].get("stopped"):  # a free-for-all a forfeit stopped (settled)
         # The match stopped at the forfeit, so the other seats' order is no result: rated
         # by it, a crash could hand a partner a draw it was losing or a lead it held.
         # Each of them beat each forfeiter one on one. (Rated as one side that beat it,
         # the others' summed strength made its loss all but certain and taught little: a
         # bot that forfeited every match stayed above bots that played. Merged one-seat
         # matches each played their deal to the end, and keep their order.)
-        rest = [n for n in names if n not in forfeiters]
-        return [([(n,), (f,)], [1.0, 2.0]) for n in rest for f in forfeiters]
+        lost = {s["entrant"] for s in seats if s.get("forfeited")}
+        rest = [n for n in names if n not in lost]
+        return [([(n,), (f,)], [1.0, 2.0]) for n in rest for f in names if f in lost]
     return [([(n,) for n in names], [sum(by_entrant[n]) / len(by_entrant[n]) for n in names])]
 
 

@@ -121,6 +121,10 @@ def deal_name(tournament_id: int, seed: int) -> str:
     return f"{tournament_id}/{seed}"
 
 
+# What to do about a file SQLite finds damaged (unreadable_database names the file too).
+DAMAGED_REMEDY = "the file is damaged: restore it from a backup, or try sqlite3's .recover"
+
+
 def damaged(exc: sqlite3.DatabaseError) -> bool:
     """Whether SQLite found the file damaged ("database disk image is malformed")."""
     return getattr(exc, "sqlite_errorname", "").startswith("SQLITE_CORRUPT") or (
@@ -692,8 +696,7 @@ class Store:
             if not damaged(exc):
                 raise
             raise ReplayError(
-                f"the stored replay of {match_id} cannot be read: {exc} (the file is damaged: "
-                "restore it from a backup, or try sqlite3's .recover)"
+                f"the stored replay of {match_id} cannot be read: {exc} ({DAMAGED_REMEDY})"
             ) from exc
         return None if row is None else row[0]
 

@@ -13,7 +13,7 @@ async def awaited_to_the_end(work: Awaitable[T]) -> tuple[T, bool]:
     """``work``'s result, awaited to its end even if the task awaiting it is cancelled
     meanwhile, and whether it was: the caller passes the cancel on once it has done what
     the result needs (a started bot joins the pool that stops it). Only the loop's own
-    shutdown (a second Ctrl-C) cancels ``work`` itself."""
+    shutdown cancels ``work`` itself."""
     task = asyncio.ensure_future(work)
     cancelled = False
     while True:

@@ -28,7 +28,7 @@ from arena.cli import (
 )
 from arena.cli.common import fail
 from arena.outputs import out_of_room
-from arena.store import BUSY_SECONDS, StoreError, damaged
+from arena.store import BUSY_SECONDS, DAMAGED_REMEDY, StoreError, damaged
 from referee.service import tune_gc
 
 app = typer.Typer(
@@ -66,7 +66,7 @@ def main() -> None:
         hint = (
             f" (another process held its write lock over {BUSY_SECONDS:g} s; try again)"
             if "locked" in str(exc)
-            else " (the file is damaged: restore it from a backup, or try sqlite3's .recover)"
+            else f" ({DAMAGED_REMEDY})"
             if damaged(exc)
             else " (free space where it lies)"
             if out_of_room(exc)

@@ -202,7 +202,7 @@ def bots_submit(
 
 def _check_submission(name: str, artifact: Artifact, move_seconds: float, box: Sandbox) -> None:
     """bots check on a submission before it is stored; a failure refuses it."""
-    with said_when_interrupted(f"the check of {name} stopped; nothing was stored"):
+    with said_when_interrupted(f"the check of {escape(name)} stopped; nothing was stored"):
         reports = checks.check_artifact(name, artifact, move_seconds, box)
     _print_check_reports(name, reports)
     if not reports or not all(r.ok for r in reports):
@@ -283,7 +283,7 @@ def bots_check(
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
     box = resolve_sandbox(sandbox)
-    with said_when_interrupted(f"the check of {name} stopped"):
+    with said_when_interrupted(f"the check of {escape(name)} stopped"):
         reports = checks.run_checks(entrant, game, move_seconds, box, database_files(db))
     if as_json:
         print_json([dataclasses.asdict(r) for r in reports])

@@ -77,7 +77,7 @@ def run_with_progress(
     progress bar on stderr: matches done, the running top of the standings (wins) and the
     faults so far. Stopped (Ctrl-C, SIGTERM) at any point from its creation on, it says
     how to resume it."""
-    resume = f"{invoked_as()} tournament resume {tournament_id}{db_words(store.path)}"
+    resume = _resume_command(store, tournament_id)
     with said_when_interrupted(f"resume with [bold]{escape(resume)}[/]"):
         return _play_with_progress(store, tournament_id, quiet, box, cluster)
 
@@ -139,8 +139,7 @@ def _play_with_progress(
                 store.set_tournament_status(tournament_id, "interrupted")
             raise fail(
                 f"the database: {exc}; tournament {tournament_id} stopped (free space or mend "
-                f"the file, then resume it: {invoked_as()} tournament resume "
-                f"{tournament_id}{db_words(store.path)})"
+                f"the file, then resume it: {_resume_command(store, tournament_id)})"
             ) from exc
     finally:
         progress.stop()
@@ -174,7 +173,7 @@ def finish(store: Store, summary: runner.RunSummary, as_json: bool) -> None:
     elif record.status != "finished":
         problem = (
             f"tournament {record.id} stopped incomplete ({stored} of {record.total_matches} "
-            f"matches); resume with {invoked_as()} tournament resume {record.id}{db_words(store.path)}"
+            f"matches); resume with {_resume_command(store, record.id)}"
         )
     status = sprt_status(store, record) if record.settings.format == "sprt" else None
     if as_json:
@@ -232,6 +231,11 @@ def _settings(
     for ref in (*settings.entrants(), *settings.teams):
         check_ref(ref)
     return settings
+
+
+def _resume_command(store: Store, tournament_id: int) -> str:
+    """The command that resumes a tournament, as this one was invoked, on its database."""
+    return f"{invoked_as()} tournament resume {tournament_id}{db_words(store.path)}"
 
 
 def _sandbox_here(mode: str, cluster: runner.ClusterOptions | None) -> Sandbox | None:

@@ -21,7 +21,7 @@ from arena.disclosure import deals_in_play, withheld_matches
 from arena.leaderboard import Row, rows_from_results
 from arena.outputs import write_text_whole
 from arena.rating import compute_ratings
-from arena.stats import fmt_elo_interval, head_to_head
+from arena.stats import PairRow, fmt_elo_interval, head_to_head
 from arena.store import Store, StoreError, TournamentRecord
 from arena.web.pages import Cell, Raw, link, page, table
 from arena.web.replay_page import replay_html
@@ -36,7 +36,7 @@ class Report:
     matches: list[dict[str, Any]]
     seats: dict[str, list[dict[str, Any]]]  # match id -> per-seat result rows
     board: list[Row] = field(default_factory=list)
-    cross: dict[tuple[str, str], tuple[int, int, int]] = field(default_factory=dict)
+    pairs: list[PairRow] = field(default_factory=list)  # head to head, both ways
     history: list[Series] = field(default_factory=list)
     faults: dict[str, Counter[str]] = field(default_factory=dict)
     withheld: frozenset[str] = frozenset()  # matches whose deal is still in play (no replay)
@@ -67,7 +67,7 @@ def gather(store: Store, tournament_id: int) -> Report:
     ).fetchall():
         faults[entrant][kind] += count
     report.board = rows_from_results(ordered, rated.current, lower)
-    report.cross = {(p.a, p.b): (p.wins, p.losses, p.draws) for p in head_to_head(ordered)}
+    report.pairs = head_to_head(ordered)
     history: dict[str, list[tuple[float, float, float]]] = defaultdict(list)
     position = {m_id: i + 1 for i, (m_id, _) in enumerate(ordered)}
     for _, match_id, name, mu, sigma in rated.history:
@@ -123,7 +123,7 @@ def _pairs_html(report: Report) -> str:
             fmt_elo_interval(p.elo, p.elo_low, p.elo_high),
             f"{100 * p.los:.1f}%",
         )
-        for p in head_to_head(list(report.seats.items()))
+        for p in report.pairs
         if p.a < p.b
     ]
     if not rows:
@@ -142,6 +142,7 @@ def _pairs_html(report: Report) -> str:
 
 def _cross_html(report: Report) -> str:
     names = report.entrants
+    cross = {(p.a, p.b): (p.wins, p.losses, p.draws) for p in report.pairs}
     head = "".join(f"<th>{html.escape(n)}</th>" for n in names)
     body = []
     for a in names:
@@ -150,7 +151,7 @@ def _cross_html(report: Report) -> str:
             if a == b:
                 cells.append('<td class="self">—</td>')
                 continue
-            w, lo, d = report.cross.get((a, b), (0, 0, 0))
+            w, lo, d = cross.get((a, b), (0, 0, 0))
             cls = "good" if w > lo else "bad" if lo > w else ""
             cells.append(
                 f'<td class="num {cls}" title="{html.escape(a)} vs {html.escape(b)}: '
