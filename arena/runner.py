@@ -177,6 +177,7 @@ class RunSummary:
     skipped: int
     errors: tuple[str, ...]
     seconds: float
+    discarded: int = 0  # an SPRT's matches played beyond its verdict, not kept
 
 
 async def run_tournament(
@@ -290,6 +291,7 @@ async def _run_claimed(
     except BaseException:
         store.set_tournament_status(tournament_id, "interrupted")
         raise
+    discarded = discard_beyond_verdict(store, record)
     update_ratings(store, record.game, record.rules_key)
     complete = len(store.finished_indexes(tournament_id)) == len(plans) or (
         stop is not None and stop()
@@ -301,6 +303,7 @@ async def _run_claimed(
         len(finished),
         tuple(errors),
         time.monotonic() - started,
+        discarded,
     )
 
 
@@ -311,6 +314,21 @@ def early_stop(store: Store, record: TournamentRecord) -> Callable[[], bool] | N
     from arena.sprt import sprt_status
 
     return lambda: sprt_status(store, record).decided
+
+
+def discard_beyond_verdict(store: Store, record: TournamentRecord) -> int:
+    """Drop an SPRT's stored matches beyond the pair that reached its verdict. They were
+    played alongside the deciding pair, and how many of them finished first is timing;
+    without them the stored test is the one a serial run stores, whatever was in flight
+    (and a resume after a kill drops them too). Returns how many."""
+    if record.settings.format != "sprt":
+        return 0
+    from arena.sprt import sprt_status
+
+    status = sprt_status(store, record)
+    if status.test.verdict is None:
+        return 0
+    return store.discard_matches(record.id, 2 * status.pairs)
 
 
 SaveMatch = Callable[[PlayedMatch], bool]  # stores a match; True: start no more
@@ -357,13 +375,27 @@ async def _play_in_process(
             for task in done:
                 del running[task]
                 task.result()  # a bug in play() stops the run, as gather did
+            if enough.is_set():
+                break
+        # Matches still running at an SPRT's verdict are not needed; a bug in one still
+        # stops the run.
+        for outcome in await _cancelled(running):
+            if isinstance(outcome, Exception):
+                raise outcome
     except BaseException:
-        for task in running:
-            task.cancel()
-        await asyncio.gather(*running, return_exceptions=True)
+        await _cancelled(running)
         raise
     finally:
         await to_the_end(host.close())
+
+
+async def _cancelled(running: dict[asyncio.Task[None], int]) -> list[BaseException | None]:
+    """Cancel the running matches and wait for each to end; what each ended with."""
+    for task in running:
+        task.cancel()
+    outcomes = await asyncio.gather(*running, return_exceptions=True)
+    running.clear()
+    return outcomes
 
 
 def update_ratings(store: Store, game: str, key: str) -> None:

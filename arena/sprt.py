@@ -4,7 +4,8 @@ their scores, the log-likelihood ratio against its bounds, and the verdict.
 Pair ``p`` is matches ``2p`` and ``2p+1`` (one deal, see :func:`arena.schedule.sprt_pairs`).
 With two seats the pair scores NEW's points over both matches (win 1, draw 1/2, loss 0),
 so 0, 1/2, 1, 3/2 or 2, scaled to [0, 1]: the pentanomial model. With more seats the pair
-compares NEW's rank with BASE's rank in the same seat on the same deal: 1, 1/2 or 0.
+compares NEW's rank with BASE's rank in the same seat on the same deal: 1, 1/2 or 0 (a
+forfeit loses; a half stopped by a field bot's forfeit makes the pair a draw).
 
 The verdict is taken over the pairs in schedule order and stops at the first prefix whose
 LLR crosses a bound, so it does not depend on how many matches were in flight when the
@@ -63,33 +64,48 @@ class SprtStatus:
         }
 
 
-def _match_score(ranks: dict[str, int], me: str, other: str) -> float:
-    return 1.0 if ranks[me] < ranks[other] else 0.0 if ranks[me] > ranks[other] else 0.5
+Seats = list[dict[str, Any]]  # one match's rows, as Store.results_in_order gives them
+
+
+def _row(seats: Seats, name: str) -> dict[str, Any]:
+    return next(s for s in seats if s["entrant"] == name)
+
+
+def _match_score(seats: Seats, me: str, other: str) -> float:
+    mine, theirs = _row(seats, me)["rank"], _row(seats, other)["rank"]
+    return 1.0 if mine < theirs else 0.0 if mine > theirs else 0.5
+
+
+def _same_seat_score(first: Seats, second: Seats, new: str, base: str) -> float:
+    """NEW's result on a deal against BASE's in the same seat against the same field. Its
+    own forfeit is a loss; a half a field bot's forfeit stopped has no result for NEW
+    against BASE (the ranks are the order the seats stopped in), so the pair is a draw."""
+    new_forfeited = bool(_row(first, new)["forfeited"])
+    base_forfeited = bool(_row(second, base)["forfeited"])
+    if new_forfeited or base_forfeited:
+        return 0.5 if new_forfeited and base_forfeited else 0.0 if new_forfeited else 1.0
+    if any(s["forfeited"] for s in first + second):
+        return 0.5
+    new_rank, base_rank = _row(first, new)["rank"], _row(second, base)["rank"]
+    return 1.0 if new_rank < base_rank else 0.0 if new_rank > base_rank else 0.5
 
 
 def pair_scores(store: Store, record: TournamentRecord) -> list[float | None]:
     """Per pair in schedule order: its score in [0, 1], or None while not both played."""
     new, base = record.settings.bots
-    by_idx: dict[int, dict[str, Any]] = {}
-    for m in store.matches(tournament_id=record.id):
-        by_idx[int(m["idx"])] = m
-    pairs = record.total_matches // 2
+    by_idx = {
+        seats[0]["idx"]: seats
+        for _, seats in store.results_in_order(record.game, record.rules_key, record.id)
+    }
     out: list[float | None] = []
-    for p in range(pairs):
+    for p in range(record.total_matches // 2):
         first, second = by_idx.get(2 * p), by_idx.get(2 * p + 1)
         if first is None or second is None:
             out.append(None)
-            continue
-        if record.seats == 2:
-            total = 0.0
-            for m in (first, second):
-                ranks = dict(zip(m["entrants"], m["outcome"]["ranks"], strict=True))
-                total += _match_score(ranks, new, base)
-            out.append(total / 2.0)
+        elif record.seats == 2:
+            out.append((_match_score(first, new, base) + _match_score(second, new, base)) / 2)
         else:
-            new_rank = first["outcome"]["ranks"][first["entrants"].index(new)]
-            base_rank = second["outcome"]["ranks"][second["entrants"].index(base)]
-            out.append(1.0 if new_rank < base_rank else 0.0 if new_rank > base_rank else 0.5)
+            out.append(_same_seat_score(first, second, new, base))
     return out
 
 

@@ -549,6 +549,25 @@ class Store:
                 {"match_id": spec.match_id, "jsonl_z": zlib.compress(result.replay.encode(), 6)}
             )
 
+    def discard_matches(self, tournament_id: int, from_idx: int) -> int:
+        """Delete a tournament's matches from index ``from_idx`` on, with their results,
+        faults and replays (an SPRT's matches beyond its verdict), in one transaction; the
+        game's stored ratings count as stale until rated again. Returns how many."""
+        where = "select id from matches where tournament_id = ? and idx >= ?"
+        args = [tournament_id, from_idx]
+        with self.writing():
+            ids = [r[0] for r in self.db.execute(where, args).fetchall()]
+            if not ids:
+                return 0
+            for table in ("faults", "results", "replays"):
+                self.db.execute(f"delete from {table} where match_id in ({where})", args)
+            self.db.execute("delete from matches where tournament_id = ? and idx >= ?", args)
+            game, rules_key = self.db.execute(
+                "select game, rules_key from tournaments where id = ?", [tournament_id]
+            ).fetchone()
+            self.db.execute("delete from meta where key = ?", [_rated_matches_key(game, rules_key)])
+        return len(ids)
+
     def append_bot_output(self, match_id: str, seat: int, text: str, dropped_bytes: int) -> None:
         """Add what a seat's bot wrote after the match ended to its stored replay (to the
         seat's ``stderr`` line, or a new one)."""
@@ -721,22 +740,35 @@ class Store:
     ) -> list[tuple[str, list[dict[str, Any]]]]:
         """Every match of a game and rules (of one tournament, if given), in schedule order
         (tournament, index), with its per-seat results (each row also carries the match's
-        ``deal``: its tournament and seed): what ratings are computed from."""
+        index and ``deal``: its tournament and seed): what ratings are computed from."""
         only = "" if tournament_id is None else " and m.tournament_id = ?"
         rows = self.db.execute(
-            f"""select m.id, m.tournament_id, m.seed, r.seat, r.entrant, r.score, r.rank, r.team,
-                      r.faults, r.forfeited
+            f"""select m.id, m.tournament_id, m.idx, m.seed, r.seat, r.entrant, r.score, r.rank,
+                      r.team, r.faults, r.forfeited
                from matches m join results r on r.match_id = m.id
                where m.game = ? and m.rules_key = ?{only} order by m.tournament_id, m.idx, r.seat""",
             [game, rules_key] + ([] if tournament_id is None else [tournament_id]),
         ).fetchall()
         out: list[tuple[str, list[dict[str, Any]]]] = []
-        for match_id, tournament, seed, seat, entrant, score, rank, team, faults, forfeited in rows:
+        for (
+            match_id,
+            tournament,
+            idx,
+            seed,
+            seat,
+            entrant,
+            score,
+            rank,
+            team,
+            faults,
+            forfeited,
+        ) in rows:
             if not out or out[-1][0] != match_id:
                 out.append((match_id, []))
             out[-1][1].append(
                 {
                     "match_id": match_id,
+                    "idx": idx,
                     "deal": deal_name(tournament, seed),
                     "seat": seat,
                     "entrant": entrant,
@@ -811,7 +843,8 @@ class Store:
         """The stored ratings of a game and rule set, if they were computed over all of its
         ``matches`` stored matches; None when they are stale: an arena stopped (killed, or
         by a full disk) after storing matches and before rating them, or a run still
-        playing. Matches are only ever added, so their number tells."""
+        playing. Matches are otherwise only added, so their number tells; a discard
+        (:meth:`discard_matches`) removes the count with the matches."""
         with contextlib.suppress(sqlite_utils.db.NotFoundError):
             if self.db.table("meta").get(_rated_matches_key(game, rules_key))["value"] == str(
                 matches

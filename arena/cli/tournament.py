@@ -184,6 +184,7 @@ def finish(store: Store, summary: runner.RunSummary, as_json: bool) -> None:
             "format": record.settings.format,
             "status": record.status,
             "played": summary.played,
+            "discarded": summary.discarded,
             "errors": list(summary.errors),
             "warnings": warnings,
             "leaderboard": [r.to_json() for r in rows],
@@ -199,9 +200,10 @@ def finish(store: Store, summary: runner.RunSummary, as_json: bool) -> None:
         show_rows(rows, f"tournament {record.id} · {record.game} · rules: {record.rules_key}")
         if status is not None:
             show_sprt(status)
+        beyond = f" ({summary.discarded} beyond the verdict discarded)" if summary.discarded else ""
         console.print(
             f"tournament {record.id}: {summary.played} matches played in "
-            f"{summary.seconds:.1f}s, status {record.status}"
+            f"{summary.seconds:.1f}s{beyond}, status {record.status}"
         )
     if problem:
         raise fail(problem, code=1)

@@ -1,6 +1,7 @@
 """SPRT through the CLI with real bots: a strong bot against a weak one accepts H1 well
 before the cap; a bot against its own copy never accepts H1 over a fixed set of seeds; a
-test killed with SIGKILL resumes to the verdict of an uninterrupted one; more than two
+test killed with SIGKILL resumes to the verdict, the stored matches and the ratings of
+an uninterrupted one, whatever ran at once; more than two
 seats play each deal twice with NEW and BASE in the same seat against the same field."""
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import add_sample_bot, arena, dies_with_tests
+from arena.store import Store
+from tests.conftest import add_sample_bot, arena, dies_with_tests, register_bot
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
@@ -66,6 +68,19 @@ def test_strong_bot_against_a_weak_one_accepts_h1_early(tmp_path: Path) -> None:
     assert sum(result["pair_counts"].values()) == result["pairs"]
     text = arena(db, "tournament", "list").stdout
     assert "sprt" in text and "finished" in text
+    board = arena(db, "leaderboard", "--game", "gin_rummy", "--json").stdout
+
+    # Discarding matches leaves no row of theirs behind and marks the stored ratings stale
+    # (an arena killed before rating again): the board is then rated from the matches.
+    store = Store(db)
+    kept = 2 * result["pairs"] - 2
+    assert store.discard_matches(1, kept) == 2
+    assert store.ratings("gin_rummy", store.tournament(1).rules_key, kept) is None
+    with sqlite3.connect(db) as conn:
+        for table in ("results", "faults", "replays"):
+            orphans = f"select count(*) from {table} where match_id not in (select id from matches)"
+            assert conn.execute(orphans).fetchone()[0] == 0, table
+    assert arena(db, "leaderboard", "--game", "gin_rummy", "--json").stdout != board
 
 
 def test_a_bot_against_its_own_copy_never_accepts_h1(tmp_path: Path) -> None:
@@ -124,11 +139,9 @@ def test_more_seats_play_new_and_base_in_the_same_seat_against_the_field(tmp_pat
     pairs: dict[int, list[dict[str, Any]]] = {}
     for m in matches:
         pairs.setdefault(m["idx"] // 2, []).append(m)
-    complete = [p for p in pairs.values() if len(p) == 2]
-    # A match already in flight when the verdict came is played and kept, so one pair may
-    # lack its second half; the pairs the verdict counted are all complete.
-    assert len(complete) >= result["pairs"] and len(pairs) - len(complete) <= 1
-    for first, second in complete:
+    # exactly the pairs the verdict counted are kept, each whole
+    assert sorted(pairs) == list(range(result["pairs"]))
+    for first, second in pairs.values():
         assert first["seed"] == second["seed"]
         seat = first["entrants"].index("new")
         assert second["entrants"][seat] == "base"
@@ -137,9 +150,59 @@ def test_more_seats_play_new_and_base_in_the_same_seat_against_the_field(tmp_pat
         ]
 
 
+CRASH_MID_MATCH = """
+import os
+from sample_bots.random_bot import choose as random_choice
+from referee.client import run_bot
+
+moves = 0
+
+def choose(observation, legal):
+    global moves
+    moves += 1
+    if moves > 40:  # some holes in
+        os._exit(3)
+    return random_choice(observation, legal)
+
+run_bot(choose, name="crasher")
+"""
+
+
+def test_a_pair_a_field_bot_stopped_is_a_draw(tmp_path: Path) -> None:
+    """A field bot that crashes mid-match stops every match with NEW and BASE ranked by
+    where they stood: no result for either, so every pair is a draw, however much stronger
+    NEW is (its ranks when stopped made it win the pair)."""
+    db = tmp_path / "a.db"
+    add_sample_bot(db, "new", "golf_strategy", "golf")
+    add_sample_bot(db, "base", "random_bot")
+    add_sample_bot(db, "field", "random_bot")
+    register_bot(db, "crasher", PY, "-c", CRASH_MID_MATCH)
+    args = ["--game", "golf", "--seats", "3", "--rules", "holes=9", "--bots", "new,base"]
+    out = sprt(db, *args, "--field", "crasher,field", "--max-matches", "8", "--elo1", "400")
+    result = out["sprt"]
+    assert result["pair_counts"] == {"0.5": result["pairs"]}, result
+    with sqlite3.connect(db) as conn:
+        stopped = conn.execute(
+            "select count(*) from results where entrant = 'crasher' and forfeited = 1"
+        ).fetchone()[0]
+    assert stopped == 2 * result["pairs"] > 0
+
+
 def _stored(db: Path) -> int:
     with sqlite3.connect(db) as conn:
         return int(conn.execute("select count(*) from matches").fetchone()[0])
+
+
+def _kept(db: Path) -> tuple[list[Any], list[Any]]:
+    """The stored matches (index, deal, lineup, outcome) and ratings of a database."""
+    with sqlite3.connect(db) as conn:
+        matches = conn.execute(
+            "select idx, seed, entrants, outcome from matches order by idx"
+        ).fetchall()
+        ratings = conn.execute(
+            "select entrant, mu, sigma, games from ratings order by entrant"
+        ).fetchall()
+    return matches, ratings
 
 
 STRONG_AGAINST_WEAK = [
@@ -192,6 +255,10 @@ def test_killed_sprt_resumes_to_the_same_verdict(tmp_path: Path) -> None:
     resumed = json.loads(arena(killed, "tournament", "resume", "1", "--json").stdout)["sprt"]
     for key in ("verdict", "pairs", "llr", "pair_counts", "elo"):
         assert resumed[key] == expected[key], key
+    # Two at once played matches beyond the deciding pair; those are not kept, so the
+    # stored test is the one-at-a-time run's, and so are the ratings made from it.
+    assert _stored(whole) == 2 * expected["pairs"]
+    assert _kept(killed) == _kept(whole)
 
 
 def test_sprt_on_dask_workers_reaches_the_in_process_verdict(tmp_path: Path) -> None:
@@ -203,8 +270,11 @@ def test_sprt_on_dask_workers_reaches_the_in_process_verdict(tmp_path: Path) -> 
         add_sample_bot(db, "strong", "golf_strategy", "golf")
         add_sample_bot(db, "weak", "random_bot")
     expected = sprt(here, *STRONG_AGAINST_WEAK, "--concurrency", "1")["sprt"]
-    on_workers = sprt(spread, *STRONG_AGAINST_WEAK, "--workers", "2")["sprt"]
+    run = sprt(spread, *STRONG_AGAINST_WEAK, "--workers", "2")
+    on_workers = run["sprt"]
     assert expected["verdict"] == "H1"
     for key in ("verdict", "pairs", "llr", "pair_counts", "elo"):
         assert on_workers[key] == expected[key], key
-    assert _stored(spread) < 120  # the cap was not played out
+    assert _stored(spread) == 2 * expected["pairs"]  # none beyond the verdict is kept
+    assert run["played"] - run["discarded"] == _stored(spread)
+    assert _kept(spread) == _kept(here)
