@@ -814,9 +814,9 @@ class BotPool:
         if bot.cgroup is not None:
             await asyncio.to_thread(bot.cgroup.remove)
 
-    async def close(self) -> None:
-        """Close every stream (bots exit by themselves), then stop stragglers and
-        everything any bot started."""
+    async def close(self, grace: float = STOP_GRACE_SECONDS) -> None:
+        """Close every stream (bots exit by themselves within ``grace`` seconds), then stop
+        stragglers and everything any bot started."""
         self.closing = True
         await asyncio.gather(*self._stopping, return_exceptions=True)  # the retired first
         # Every bot still here, one whose retirement was cut short included.
@@ -824,7 +824,7 @@ class BotPool:
         await asyncio.to_thread(self._note_trees, bots)
         for bot in bots:
             self._tell_to_go(bot)
-        deadline = time.monotonic() + STOP_GRACE_SECONDS
+        deadline = time.monotonic() + grace
         for bot in bots:
             await self._stop(bot, deadline)
         for task in [*self._tasks, *([self._monitor] if self._monitor else [])]:

@@ -4,14 +4,18 @@ plain words."""
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import sys
+import threading
 from collections import Counter
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 from arena.artifacts import Artifact, unpack
-from arena.bots import BotLaunchError, BotLimits, BotPool
+from arena.bots import STOP_GRACE_SECONDS, BotLaunchError, BotLimits, BotPool
 from arena.lifecycle import REFEREE_SOCKET, run_stoppable
 from arena.sandbox import Sandbox, SandboxError, resolve
 from arena.settings import DEFAULTS
@@ -48,6 +52,63 @@ _FAULT_WORDS = {
     "crash": "stopped running",
     "limit": "was stopped for going over a resource limit",
 }
+
+
+T = TypeVar("T")
+# How long a stopping server waits for its cancelled checks to clean up (bots are killed
+# at once; their cgroups and folders removed).
+CLEAN_UP_SECONDS = 10.0
+
+
+class ChecksStopped(Exception):
+    """A check cancelled, or not begun, because its server is stopping."""
+
+
+class CheckRuns:
+    """The checks a server runs in its request threads, each on an event loop of its own,
+    so that the server, as it stops, cancels them and waits for their clean-up (bot
+    processes killed, cgroups and folders removed). Left to run to its end, a check held
+    the stopping process for up to a minute; killed with the process, it left its litter."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._running: dict[asyncio.Task[Any], asyncio.AbstractEventLoop] = {}
+        self._stopping = False
+
+    def run(self, work: Coroutine[Any, Any, T]) -> T:
+        """``asyncio.run(work)`` in this thread; ChecksStopped if the server stops first."""
+
+        async def tracked() -> T:
+            task = asyncio.current_task()
+            assert task is not None
+            with self._changed:
+                if self._stopping:
+                    work.close()
+                    raise ChecksStopped
+                self._running[task] = asyncio.get_running_loop()
+            try:
+                return await work
+            finally:
+                with self._changed:
+                    del self._running[task]
+                    self._changed.notify_all()
+
+        try:
+            return asyncio.run(tracked())
+        except asyncio.CancelledError:
+            raise ChecksStopped from None
+
+    def stop(self) -> None:
+        """Cancel every check running, and refuse those that would begin."""
+        with self._changed:
+            self._stopping = True
+            for task, loop in self._running.items():
+                loop.call_soon_threadsafe(task.cancel)
+
+    def wait(self, timeout: float = CLEAN_UP_SECONDS) -> bool:
+        """Wait up to ``timeout`` seconds for the checks to end; True if they did."""
+        with self._changed:
+            return self._changed.wait_for(lambda: not self._running, timeout)
 
 
 @dataclass(frozen=True)
@@ -132,7 +193,10 @@ async def check_bot(
                     report = CheckReport(game, False, 0, (never,), report.stderr_excerpt)
                 reports.append(report)
         finally:
-            await all_to_the_end(pool.close(), server.stop(0))
+            # Cancelled (a stop signal, its server stopping), no bot gets a grace to exit.
+            task = asyncio.current_task()
+            grace = 0.0 if task is not None and task.cancelling() else STOP_GRACE_SECONDS
+            await all_to_the_end(pool.close(grace), server.stop(0))
     return reports
 
 
@@ -200,10 +264,13 @@ def check_artifact(
     artifact: Artifact,
     move_seconds: float = DEFAULTS.move_seconds,
     sandbox: Sandbox | None = None,
+    runs: CheckRuns | None = None,
 ) -> list[CheckReport]:
     """``bots check`` on a submission before it is stored: its files unpacked in a
     temporary folder, one short match per game its manifest declares, in ``sandbox``
-    (default: bwrap; SandboxError when it does not work here)."""
+    (default: bwrap; SandboxError when it does not work here). A server passes its
+    ``runs``, which cancel the check when it stops (ChecksStopped); otherwise a stop
+    signal does (KeyboardInterrupt)."""
     with tagged_temp_dir("arena-check") as tmp:
         where = unpack(artifact.archive(), artifact.sha256, Path(tmp))
         manifest = artifact.manifest
@@ -212,6 +279,8 @@ def check_artifact(
             box = sandbox or resolve("auto")
         except SandboxError as exc:  # a stranger's code is not run unconfined
             return [CheckReport("sandbox", False, 0, (str(exc),), "")]
+        if runs is not None:
+            return runs.run(check_bot(entrant, None, move_seconds, sandbox=box))
         return run_checks(entrant, None, move_seconds, box)
 
 

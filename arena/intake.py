@@ -157,16 +157,33 @@ def submit_archive(
     move_seconds: float = 5.0,
     limits: ArtifactLimits = UPLOAD_LIMITS,
     check_places: Places = CHECK_PLACES,
+    check_runs: checks.CheckRuns | None = None,
 ) -> Accepted:
     """Store ``archive`` as the next version of ``name`` for ``submitter``, whom the
     server authenticated when it admitted the upload. Raises NameTaken, SubmissionError
     (CheckFailed, TryLater and QuotaExceeded among them); TryLater too when the arena
-    cannot store it now (a full disk, a database busy or failing): nothing is stored, as
-    the version is one transaction, and the fault is the server's, not the upload's."""
+    cannot store it now (a full disk, a database busy or failing), or its server stops
+    during the check (``check_runs``): nothing is stored, as the version is one
+    transaction, and the fault is the server's, not the upload's."""
     try:
         return _submit(
-            db, submitter, name, archive, command, games, check, move_seconds, limits, check_places
+            db,
+            submitter,
+            name,
+            archive,
+            command,
+            games,
+            check,
+            move_seconds,
+            limits,
+            check_places,
+            check_runs,
         )
+    except checks.ChecksStopped:
+        raise TryLater(
+            f"the arena stopped while checking {name!r}; nothing was stored: send it again "
+            "when the arena is back"
+        ) from None
     except (OSError, sqlite3.OperationalError) as exc:
         # An OSError's text names the server's files; the uploader gets its reason alone.
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
@@ -186,6 +203,7 @@ def _submit(
     move_seconds: float,
     limits: ArtifactLimits,
     check_places: Places,
+    check_runs: checks.CheckRuns | None,
 ) -> Accepted:
     store = Store(db)
     try:
@@ -197,7 +215,7 @@ def _submit(
         report: list[str] = []
         if check:
             with check_places.place(submitter):
-                results = checks.check_artifact(name, artifact, move_seconds)
+                results = checks.check_artifact(name, artifact, move_seconds, runs=check_runs)
             report = [line for r in results for line in checks.report_lines(name, r)]
             if not results or not all(r.ok for r in results):
                 raise CheckFailed(f"{name} failed its check; nothing was stored", report)

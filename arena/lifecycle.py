@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import threading
 from collections.abc import Coroutine, Iterator
@@ -27,8 +28,18 @@ _held: list[int] | None = None  # inside stops_held(): the stop signals that cam
 
 
 def _hold(held: list[int]) -> None:
-    for signum in _stop_signals():
-        signal.signal(signum, lambda signum, _frame: held.append(signum))
+    """Hold the stop signals in ``held``; a second one kills at once, as in a run."""
+    taken = _stop_signals()
+
+    def hold(signum: int, _frame: object) -> None:
+        if held:
+            for each in taken:
+                signal.signal(each, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+        held.append(signum)
+
+    for signum in taken:
+        signal.signal(signum, hold)
 
 
 def _stop_signals() -> list[int]:
@@ -61,6 +72,29 @@ def stops_held() -> Iterator[list[int]]:
                 signal.signal(signum, handler)
     if held:
         raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def stops_interrupt() -> Iterator[None]:
+    """In a blocking loop on the main thread (``arena web``): SIGTERM and SIGHUP raise
+    KeyboardInterrupt as Ctrl-C does, so the caller's clean-up runs; then every stop
+    signal kills at once (the default), so a second one cuts that clean-up short. One the
+    launcher set to be ignored stays ignored. Without a stop, the handlers are restored."""
+    previous = {signum: signal.getsignal(signum) for signum in _stop_signals()}
+
+    def stop(_signum: int, _frame: object) -> None:
+        for signum in previous:
+            signal.signal(signum, signal.SIG_DFL)
+        raise KeyboardInterrupt
+
+    for signum in previous:
+        signal.signal(signum, stop)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            if signal.getsignal(signum) is stop and handler is not None:
+                signal.signal(signum, handler)
 
 
 def run_stoppable(work: Coroutine[Any, Any, T]) -> T:

@@ -23,6 +23,7 @@ from typing import Any
 import grpc
 
 from arena.artifacts import ArtifactLimits, SubmissionError
+from arena.checks import CheckRuns
 from arena.intake import (
     UPLOAD_LIMITS,
     UPLOADS_AT_ONCE,
@@ -67,6 +68,15 @@ class SubmissionServicer:
         # Admitted uploads are read, checked and stored in threads of their own: a check
         # takes up to a minute, and must not hold the threads the rest of the server shares.
         self.workers = ThreadPoolExecutor(UPLOADS_AT_ONCE, thread_name_prefix="submit")
+        # Stopped as the server stops: the checks under way end their uploads with
+        # UNAVAILABLE, nothing stored, and no new one begins.
+        self.checks = CheckRuns()
+
+    async def close(self) -> None:
+        """After the server stopped: wait for the upload threads to end (a cancelled
+        check's clean-up, a version being stored), so none outlives the event loop."""
+        self.checks.stop()
+        await asyncio.to_thread(self.workers.shutdown, wait=True, cancel_futures=True)
 
     async def SubmitBot(
         self,
@@ -126,6 +136,7 @@ class SubmissionServicer:
                         list(request.games),
                         request.check,
                         limits=self.limits,
+                        check_runs=self.checks,
                     ),
                 )
         except (SubmissionError, SubmissionRefused) as exc:
@@ -194,8 +205,9 @@ def add_submission_service(
     db: Path,
     limits: ArtifactLimits = UPLOAD_LIMITS,
     places: UploadPlaces | None = None,
-) -> None:
-    """Register the service on a server that has not started yet."""
+) -> SubmissionServicer:
+    """Register the service on a server that has not started yet; the servicer returned
+    is the server's to stop (``checks.stop()``, then ``close()`` once the server stopped)."""
     servicer = SubmissionServicer(db, limits, places or UploadPlaces())
     submit_bot = grpc.stream_unary_rpc_method_handler(
         servicer.SubmitBot,
@@ -214,3 +226,4 @@ def add_submission_service(
             ),
         )
     )
+    return servicer

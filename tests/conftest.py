@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -63,6 +64,30 @@ def random_bots(address: str, tokens: Iterable[str]) -> list[subprocess.Popen[by
         )
         for token in tokens
     ]
+
+
+def as_in_a_terminal() -> None:
+    """SIGINT and SIGHUP at their defaults, as in a terminal: the test runner may have
+    been started with them ignored (a background job, nohup), and children inherit it."""
+    for signum in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+
+
+def left_behind(pid: int) -> list[str]:
+    """The folders and cgroups named after process ``pid`` (referee/owned_dirs.py) that
+    are still on the machine: what it failed to clean up."""
+    tag = f"{os.readlink('/proc/self/ns/pid').partition('[')[2].rstrip(']')}-{pid}"
+    folders = {
+        str(p)
+        for base in {Path(tempfile.gettempdir()), Path("/tmp")}
+        for p in base.glob(f"*-{tag}-*")
+    }
+    found = subprocess.run(
+        ["find", "/sys/fs/cgroup", "-maxdepth", "8", "-name", f"card-arena-{tag}"],
+        capture_output=True,
+        text=True,
+    )
+    return sorted(folders) + found.stdout.split()
 
 
 @contextlib.contextmanager

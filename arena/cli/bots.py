@@ -31,8 +31,8 @@ from arena.cli.common import (
     resolve_sandbox,
     said_when_interrupted,
 )
+from arena.lifecycle import stops_held
 from arena.rendering import terminal_text
-from arena.sandbox import Sandbox
 from arena.settings import DEFAULTS, check_setting
 from arena.store import Entrant, StoreError, database_files
 from arena.submissions import SubmissionRefused, split_ref
@@ -188,7 +188,7 @@ def bots_submit(
         store.check_submittable(name, submitter)  # before reading, or a check's matches
         artifact = read_submission(path, command=list(ctx.args) or None, games=game)
         if check:
-            _check_submission(name, artifact, move_seconds, resolve_sandbox(sandbox))
+            _check_submission(name, artifact, move_seconds, sandbox)
         entrant = store.submit_bot(name, artifact, submitter)
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
@@ -200,10 +200,12 @@ def bots_submit(
     )
 
 
-def _check_submission(name: str, artifact: Artifact, move_seconds: float, box: Sandbox) -> None:
-    """bots check on a submission before it is stored; a failure refuses it."""
-    with said_when_interrupted(f"the check of {escape(name)} stopped; nothing was stored"):
-        reports = checks.check_artifact(name, artifact, move_seconds, box)
+def _check_submission(name: str, artifact: Artifact, move_seconds: float, sandbox: str) -> None:
+    """bots check on a submission before it is stored; a failure refuses it. A stop in
+    the sandbox's probe or the unpacking is held until the check takes it."""
+    stopped = f"the check of {escape(name)} stopped; nothing was stored"
+    with said_when_interrupted(stopped), stops_held():
+        reports = checks.check_artifact(name, artifact, move_seconds, resolve_sandbox(sandbox))
     _print_check_reports(name, reports)
     if not reports or not all(r.ok for r in reports):
         raise SubmissionError(f"{name} failed its check; nothing was stored")
@@ -282,8 +284,8 @@ def bots_check(
         check_setting("move_seconds", move_seconds)  # refuses nan, inf, 0, over a day
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
-    box = resolve_sandbox(sandbox)
-    with said_when_interrupted(f"the check of {escape(name)} stopped"):
+    with said_when_interrupted(f"the check of {escape(name)} stopped"), stops_held():
+        box = resolve_sandbox(sandbox)  # a stop in its probe is held until the check takes it
         reports = checks.run_checks(entrant, game, move_seconds, box, database_files(db))
     if as_json:
         print_json([dataclasses.asdict(r) for r in reports])

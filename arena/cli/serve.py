@@ -128,10 +128,16 @@ def serve_cmd(
     submitter_quota_mb: QuotaOption = DEFAULT_QUOTA_MB,
 ) -> None:
     """Run the referee alone, for bots and tools that connect from elsewhere. It listens
-    only where told: TCP (--host/--port), a Unix socket (--unix), or both."""
-    import signal
-
-    from arena.submission_service import TOKEN_METADATA, add_submission_service
+    only where told: TCP (--host/--port), a Unix socket (--unix), or both. Ctrl-C,
+    SIGTERM or SIGHUP stop it (exit 0): checks under way are cancelled, calls get two
+    seconds to end."""
+    from arena.lifecycle import run_stoppable
+    from arena.submission_service import (
+        TOKEN_METADATA,
+        SubmissionServicer,
+        add_submission_service,
+    )
+    from referee.aio import to_the_end
     from referee.service import RefereeCore, RefereeError, bound_addresses, start_server
 
     if port is not None and not 0 <= port <= 65535:
@@ -144,15 +150,28 @@ def serve_cmd(
         [f"unix:{unix}"] if unix else []
     )
     services = []
+    submissions: list[SubmissionServicer] = []
     limits = _upload_limits(submitter_quota_mb)
     if submissions_db is not None:
         open_store(submissions_db).close()  # a usable database, before anyone submits
         db_path = submissions_db
 
         def add_submissions(server: Any) -> None:
-            add_submission_service(server, db_path, limits)
+            submissions.append(add_submission_service(server, db_path, limits))
 
         services.append(add_submissions)
+
+    async def stop(server: Any) -> None:
+        """Checks first, cancelled and cleaned up (their uploads answered "send it again"),
+        then the server (health checks see NOT_SERVING, calls get two seconds to end),
+        then the upload threads."""
+        for servicer in submissions:
+            servicer.checks.stop()
+        for servicer in submissions:
+            await asyncio.to_thread(servicer.checks.wait)
+        await server.stop(grace=2.0)
+        for servicer in submissions:
+            await servicer.close()
 
     async def main() -> None:
         core = RefereeCore()
@@ -171,17 +190,19 @@ def serve_cmd(
                 f"(SubmitBot, UploadBot; metadata {TOKEN_METADATA})",
                 flush=True,
             )
-        loop = asyncio.get_running_loop()
-        expiry = loop.create_task(core.expire_idle_players(player_idle_seconds))
-        stopping = asyncio.Event()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, stopping.set)
-        await stopping.wait()
-        expiry.cancel()
-        await server.stop(grace=2.0)  # health checks see NOT_SERVING, then streams end
+        expiry = asyncio.get_running_loop().create_task(
+            core.expire_idle_players(player_idle_seconds)
+        )
+        try:
+            await asyncio.Event().wait()  # until a stop signal cancels it
+        finally:
+            expiry.cancel()
+            await to_the_end(stop(server))
 
     try:
-        asyncio.run(main())
+        run_stoppable(main())
+    except KeyboardInterrupt:
+        pass  # a stop signal: how a server ends
     except RefereeError as exc:
         raise fail(str(exc)) from exc
 
@@ -264,7 +285,10 @@ def web_cmd(
     submitter_quota_mb: QuotaOption = DEFAULT_QUOTA_MB,
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """Serve the leaderboards, tournaments, matches and replay pages of the database."""
+    """Serve the leaderboards, tournaments, matches and replay pages of the database.
+    Ctrl-C, SIGTERM or SIGHUP stop it (exit 0): bot checks under way are cancelled and
+    their uploads answered 503, nothing stored."""
+    from arena.lifecycle import stops_interrupt
     from arena.web.server import make_server, server_url
 
     if not 0 <= port <= 65535:
@@ -285,12 +309,14 @@ def web_cmd(
     except OSError as exc:  # a name that does not resolve, a port in use or not ours
         raise fail(f"cannot listen on {host_and_port(host, port)}: {exc.strerror or exc}") from exc
     print(f"serving {db} on {server_url(server)}", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    with stops_interrupt():
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass  # a stop signal: how a server ends
+        finally:
+            server.stop_uploads()
+            server.server_close()
 
 
 def register(app: typer.Typer) -> None:

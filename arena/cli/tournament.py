@@ -255,7 +255,9 @@ def _start(
     as_json: bool,
     cluster: runner.ClusterOptions | None,
 ) -> None:
-    box = _sandbox_here(settings.sandbox, cluster)
+    # A stop during the sandbox's probe waits for the probe to end (it leaves nothing).
+    with said_when_interrupted("nothing was stored"), stops_held():
+        box = _sandbox_here(settings.sandbox, cluster)
     if box is not None:
         settings = dataclasses.replace(settings, sandbox=box.mode)  # auto: what it resolved to
     with stops_held():  # a stop once it is stored interrupts its run, which says so
@@ -505,14 +507,17 @@ def tournament_resume(
     except USER_ERRORS as exc:  # a stored row these settings refuse, too
         raise fail(str(exc)) from exc
     mode = sandbox or record.settings.sandbox
-    box = _sandbox_here(mode, where)
-    if box is not None:
-        mode = box.mode
-    if mode != record.settings.sandbox:
-        store.set_tournament_settings(
-            tournament_id, dataclasses.replace(record.settings, sandbox=mode)
-        )
-    summary = run_with_progress(store, tournament_id, quiet=as_json, box=box, cluster=where)
+    # A stop during the sandbox's probe is held until the run takes it: the probe ends,
+    # and the run stops at once saying how to resume.
+    with stops_held():
+        box = _sandbox_here(mode, where)
+        if box is not None:
+            mode = box.mode
+        if mode != record.settings.sandbox:
+            store.set_tournament_settings(
+                tournament_id, dataclasses.replace(record.settings, sandbox=mode)
+            )
+        summary = run_with_progress(store, tournament_id, quiet=as_json, box=box, cluster=where)
     finish(store, summary, as_json)
 
 

@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from http import HTTPStatus
@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
 from arena.artifacts import ArtifactLimits, SubmissionError
+from arena.checks import CheckRuns
 from arena.disclosure import withheld_reason
 from arena.intake import UPLOAD_LIMITS, UploadPlaces, authenticate
 from arena.leaderboard import leaderboard
@@ -78,6 +79,7 @@ _BUSY = (
 REFUSALS_LOGGED_EVERY = 10.0  # seconds: a flood of refusals is one log line per window
 DISCARD_SECONDS = 10.0  # how long a refused upload's body is read (and dropped) at most
 _INTERNAL_ERROR_TEXT = b"internal server error\n"
+UPLOADS_ANSWERED_SECONDS = 5.0  # a stopping server waits this long for uploads' answers
 
 
 class NotFound(LookupError):
@@ -468,7 +470,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._answer(self._get, body=False)
 
     def do_POST(self) -> None:
-        self._answer(self._post)
+        with self.server.answering_post():
+            self._answer(self._post)
 
     def _answer(self, respond: Callable[[], Response], body: bool = True) -> None:
         if self.server.loopback and not names_loopback(self.headers.get("Host")):
@@ -540,6 +543,7 @@ class _Handler(BaseHTTPRequestHandler):
                     dict(self.headers.items()),
                     body,
                     self.server.upload_limits,
+                    self.server.checks,
                 )
         except (SubmissionError, SubmissionRefused) as exc:
             self._discard(length)
@@ -624,6 +628,9 @@ class ArenaServer(ThreadingHTTPServer):
         self.loopback = ipaddress.ip_address(str(self.server_address[0])).is_loopback
         self.upload_limits = upload_limits
         self.upload_places = UploadPlaces()
+        self.checks = CheckRuns()  # cancelled as the server stops: stop_uploads
+        self.posts = threading.Condition()  # notified as an upload's answer is sent
+        self.posts_answering = 0
         self.db = db
         self.log = log
         self.idle_seconds = idle_seconds
@@ -635,6 +642,27 @@ class ArenaServer(ThreadingHTTPServer):
         self.open_lock = threading.Lock()  # taken in the accepting thread, given back in others
         self.refused_since_log = 0
         self.refusals_logged_at = -REFUSALS_LOGGED_EVERY
+
+    def stop_uploads(self) -> None:
+        """As the server stops: cancel the checks under way and wait for their clean-up
+        (bots killed, cgroups and folders removed), then give their uploads a moment to be
+        answered 503 (request threads are daemons: the process's end would cut them)."""
+        self.checks.stop()
+        self.checks.wait()
+        with self.posts:
+            self.posts.wait_for(lambda: not self.posts_answering, UPLOADS_ANSWERED_SECONDS)
+
+    @contextlib.contextmanager
+    def answering_post(self) -> Iterator[None]:
+        """Count a POST (an upload) from its start until its answer is sent."""
+        with self.posts:
+            self.posts_answering += 1
+        try:
+            yield
+        finally:
+            with self.posts:
+                self.posts_answering -= 1
+                self.posts.notify_all()
 
     def process_request(self, request: Any, client_address: Any) -> None:
         address = client_group(str(client_address[0]))

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.artifacts import ArtifactLimits, SubmissionError
+from arena.checks import CheckRuns
 from arena.intake import UPLOAD_LIMITS, CheckFailed, QuotaExceeded, TryLater, submit_archive
 from arena.submissions import NameTaken, SubmissionRefused, UnknownSubmitter
 from arena.web.pages import page
@@ -93,8 +94,10 @@ def handle_upload(
     headers: Mapping[str, str],
     body: bytes,
     limits: ArtifactLimits = UPLOAD_LIMITS,
+    check_runs: CheckRuns | None = None,
 ) -> tuple[int, dict[str, Any]]:
-    """(HTTP status, JSON answer) for one upload of ``submitter``, admitted and read."""
+    """(HTTP status, JSON answer) for one upload of ``submitter``, admitted and read;
+    its check, if asked for, among the server's ``check_runs``."""
     try:
         accepted = submit_archive(
             db,
@@ -103,6 +106,7 @@ def handle_upload(
             body,
             check=headers.get("X-Check", "0") == "1",
             limits=limits,
+            check_runs=check_runs,
         )
     except (SubmissionError, SubmissionRefused) as exc:
         return refusal(exc)

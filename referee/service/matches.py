@@ -101,10 +101,15 @@ class MatchRuntime:
             await self.spectators.wake()
 
     async def _wait_for_seats(self) -> None:
-        waits = [s.settled.wait() for s in set(self.sessions)]
-        if waits:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.gather(*waits), self.start_timeout)
+        # Tasks, each cancelled on the way out: a gather cancelled as the server stopped
+        # left an exception no one retrieved (logged as a traceback).
+        waits = [asyncio.ensure_future(s.settled.wait()) for s in set(self.sessions)]
+        try:
+            if waits:
+                await asyncio.wait(waits, timeout=self.start_timeout)
+        finally:
+            for wait in waits:
+                wait.cancel()
 
     async def wait(self) -> MatchResult:
         await self.done.wait()

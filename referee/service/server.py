@@ -59,7 +59,7 @@ async def start_server(
     core: RefereeCore,
     addresses: Sequence[str],
     admin_token: str | None = None,
-    services: Sequence[Callable[[grpc.aio.Server], None]] = (),
+    services: Sequence[Callable[[grpc.aio.Server], object]] = (),
     private_watch: bool = False,
 ) -> grpc.aio.Server:
     """Start a grpc.aio server for ``core`` on ``addresses`` ("127.0.0.1:50051",

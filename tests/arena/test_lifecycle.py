@@ -22,7 +22,7 @@ import pytest
 from arena.lifecycle import REFEREE_SOCKET, run_stoppable, stops_held
 from referee.aio import to_the_end
 from referee.owned_dirs import UNIX_SOCKET_PATH_MAX, owner_is_dead, owner_tag, tagged_temp_dir
-from tests.conftest import ROOT, add_sample_bot, arena
+from tests.conftest import ROOT, add_sample_bot, arena, as_in_a_terminal, left_behind
 from tests.security.conftest import needs_bwrap
 
 
@@ -280,3 +280,68 @@ def test_a_sandbox_probe_folder_a_killed_arena_left_is_removed_by_the_next(
     )
     assert done.stdout.strip() == "None", done.stderr  # bubblewrap works here
     assert list(tmp_path.iterdir()) == []  # the dead one's removed, its own too
+
+
+SLOW_FIRST_BWRAP = """#!/bin/sh
+# The real bubblewrap, but its first run (the arena's probe) takes 3 s longer.
+if mkdir "$0.ran" 2>/dev/null; then sleep 3; fi
+exec {bwrap} "$@"
+"""
+
+
+@needs_bwrap
+@pytest.mark.parametrize(
+    ("command", "signum", "said"),
+    [
+        ("run", signal.SIGTERM, "interrupted: nothing was stored"),
+        ("run", signal.SIGHUP, "interrupted: nothing was stored"),
+        ("resume", signal.SIGINT, "interrupted: resume with "),
+        ("check", signal.SIGTERM, "interrupted: the check of a stopped"),
+    ],
+    ids=["run-SIGTERM", "run-SIGHUP", "resume-SIGINT", "check-SIGTERM"],
+)
+def test_a_stop_during_the_sandbox_probe_waits_for_it_and_says_what_it_stopped(
+    tmp_path: Path, request: pytest.FixtureRequest, command: str, signum: int, said: str
+) -> None:
+    """The bubblewrap probe runs before a run's stop handling takes over: SIGTERM and
+    SIGHUP killed the arena there by default (leaving the probe's folder), and Ctrl-C
+    stopped `resume` without saying how to resume. The probe now ends first, then the
+    command stops saying what it stopped, with exit 130 and nothing left behind."""
+    db = tmp_path / "arena.db"
+    add_sample_bot(db, "a")
+    add_sample_bot(db, "b")
+    run = ["tournament", "run", "--game", "golf", "--bots", "a,b", "--rules", "holes=1"]
+    if command == "resume":
+        arena(db, *run)  # a tournament to resume (nothing left to play)
+    # Where the bots' user (arena/bot_users.py), which runs bubblewrap, can read and write.
+    shared = Path(tempfile.mkdtemp(prefix="slow-bwrap-"))
+    shared.chmod(0o777)
+    wrapper = shared / "bwrap"
+    wrapper.write_text(SLOW_FIRST_BWRAP.format(bwrap=shutil.which("bwrap")))
+    wrapper.chmod(0o755)
+    request.addfinalizer(lambda: shutil.rmtree(shared, ignore_errors=True))
+    args = {
+        "run": run,
+        "resume": ["tournament", "resume", "1"],
+        "check": ["bots", "check", "a", "--game", "golf"],
+    }[command]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", *args, "--db", str(db)],
+        cwd=ROOT,
+        env={**os.environ, "ARENA_BWRAP": str(wrapper)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=as_in_a_terminal,
+    )
+    deadline = time.monotonic() + 60
+    while not Path(f"{wrapper}.ran").exists() and proc.poll() is None:
+        assert time.monotonic() < deadline, "the probe never began"
+        time.sleep(0.02)
+    proc.send_signal(signum)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert said in stderr and "Traceback" not in stderr, stderr
+    assert left_behind(proc.pid) == []
+    tournaments = json.loads(arena(db, "tournament", "list", "--json").stdout)
+    assert len(tournaments) == (1 if command == "resume" else 0)

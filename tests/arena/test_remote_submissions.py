@@ -13,13 +13,16 @@ import io
 import json
 import random
 import select
+import signal
 import socket
 import sqlite3
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
 import urllib.request
+import uuid
 import zipfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -47,7 +50,13 @@ from arena.web.server import make_server
 from referee.service import RefereeCore, bound_addresses, start_server
 from referee.v1 import submissions_pb2 as pb
 from referee.v1 import submissions_pb2_grpc as pb_grpc
-from tests.conftest import arena, arena_process, file_size_limit
+from tests.conftest import (
+    arena,
+    arena_process,
+    as_in_a_terminal,
+    file_size_limit,
+    left_behind,
+)
 from tests.watching.helpers import CHROMIUM, CHROMIUM_ARGS, browser_missing
 
 BOT = b"from referee.client import run_bot\nrun_bot(lambda o, legal: legal[0], name='z')\n"
@@ -914,3 +923,77 @@ def test_an_upload_the_disk_has_no_room_for_is_refused_to_send_later(tmp_path: P
     assert stored(db) == [("small", 1, "alice")]
     with sqlite3.connect(db) as conn:
         assert conn.execute("pragma integrity_check").fetchone() == ("ok",)
+
+
+STOPS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
+
+
+def _running_with(mark: str) -> list[int]:
+    """The processes whose command line holds ``mark``."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            if proc.name.isdigit() and mark.encode() in (proc / "cmdline").read_bytes():
+                pids.append(int(proc.name))
+    return pids
+
+
+def _never_connecting_bot(mark: str) -> bytes:
+    """A bot that sleeps instead of connecting: its check waits for it to time out (a
+    minute and more), with ``mark`` on its command line to find its process by."""
+    manifest = f'command = ["{sys.executable}", "bot.py", "{mark}"]\ngames = ["golf"]\n'
+    return bot_zip(manifest=manifest, bot=b"import time\ntime.sleep(600)\n")
+
+
+@pytest.mark.parametrize("signum", STOPS, ids=[s.name for s in STOPS])
+@pytest.mark.parametrize("command", ["serve", "web"])
+def test_a_server_stopped_during_a_check_cancels_it_and_leaves_nothing(
+    tmp_path: Path, command: str, signum: int
+) -> None:
+    """`arena serve --db` stopped while it checked an upload stayed until the check's
+    thread ended (43-97 s in an audit; systemd kills at 90 s), then printed "Event loop is
+    closed" tracebacks; `arena web` was killed by SIGTERM and SIGHUP, and left the check's
+    cgroups and folders. Now the check is cancelled: the upload is answered "send it
+    again" (UNAVAILABLE, 503), nothing is stored, and the server exits 0 leaving no bot,
+    cgroup or folder of its own."""
+    db = tmp_path / "arena.db"
+    alice = arena(db, "submitters", "add", "alice").stdout.split()[-1]
+    mark = f"never-connects-{uuid.uuid4().hex}"
+    archive = _never_connecting_bot(mark)
+    answer: list[tuple[str, str]] = []  # (status, what the server said)
+
+    def upload(where: str) -> None:
+        if command == "web":
+            status, error, _ = web_upload(where, alice, "sleepy", archive, {"X-Check": "1"})
+            answer.append((str(status), error))
+            return
+        try:
+            submit(where, alice, name="sleepy", archive=archive, check=True)
+        except grpc.RpcError as exc:
+            answer.append((exc.code().name, exc.details() or ""))
+
+    with (
+        tempfile.TemporaryFile("w+") as stderr,
+        arena_process(
+            command, "--port", "0", "--db", str(db), stderr=stderr, preexec_fn=as_in_a_terminal
+        ) as (proc, line),
+    ):
+        client = threading.Thread(target=upload, args=(line.split()[-1],))
+        client.start()
+        deadline = time.monotonic() + 60
+        while not _running_with(mark) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _running_with(mark), "the check never started the bot"
+        proc.send_signal(signum)
+        proc.wait(60)  # the check alone would take minutes
+        client.join(30)
+        stderr.seek(0)
+        errors = stderr.read()
+    assert proc.returncode == 0, errors
+    assert "Traceback" not in errors and "Exception" not in errors, errors
+    refused = "503" if command == "web" else "UNAVAILABLE"
+    assert len(answer) == 1 and answer[0][0] == refused, answer
+    assert "stopped while checking 'sleepy'; nothing was stored" in answer[0][1]
+    assert stored(db) == []
+    assert _running_with(mark) == []
+    assert left_behind(proc.pid) == []

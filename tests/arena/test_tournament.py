@@ -18,7 +18,13 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import arena, dies_with_tests, file_size_limit, register_bot
+from tests.conftest import (
+    arena,
+    as_in_a_terminal,
+    dies_with_tests,
+    file_size_limit,
+    register_bot,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 ARENA = [sys.executable, "-m", "arena.cli"]
@@ -164,13 +170,6 @@ def test_killed_tournament_resumes_to_the_same_results_and_ratings(tmp_path: Pat
     )
 
 
-def _as_in_a_terminal() -> None:
-    """SIGINT and SIGHUP at their defaults, as in a terminal: the test runner may have
-    been started with them ignored (a background job, nohup), and children inherit it."""
-    for signum in (signal.SIGINT, signal.SIGHUP):
-        signal.signal(signum, signal.SIG_DFL)
-
-
 def _arena_started(db: Path, *args: str) -> subprocess.Popen[str]:
     """`arena ARGS --db DB` in a process of its own, its stderr piped, its stop signals
     as in a terminal."""
@@ -180,7 +179,7 @@ def _arena_started(db: Path, *args: str) -> subprocess.Popen[str]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=_as_in_a_terminal,
+        preexec_fn=as_in_a_terminal,
     )
 
 
