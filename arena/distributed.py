@@ -23,6 +23,7 @@ import collections
 import contextlib
 import logging
 import os
+import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -182,6 +183,21 @@ def _log_text(logs: dict[str, list[tuple[str, str]]]) -> dict[str, str]:
     }
 
 
+def _start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker (the workers' semaphores) with SIGHUP
+    blocked, as multiprocessing blocks SIGINT and SIGTERM for it: the hangup of the
+    arena's terminal, sent to its whole process group, killed it mid-run (warnings and
+    KeyError tracebacks from its replacement). A blocked signal is not lost here: it
+    comes once unblocked."""
+    from multiprocessing import resource_tracker
+
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+
 class _client:
     """An asynchronous Dask client on a LocalCluster bound to 127.0.0.1, or on the
     scheduler at the given address; closed (and the local cluster stopped) on exit."""
@@ -210,9 +226,18 @@ class _client:
         # arena if this one was killed).
         import dask.config  # with distributed, which require_dask checked
 
+        _start_resource_tracker()
         scratch = self.undo.enter_context(tagged_temp_dir("arena-dask"))
-        # Every Dask server (the scheduler and nannies too) makes its folder there.
-        self.undo.enter_context(dask.config.set({"temporary-directory": scratch}))
+        # Every Dask server (the scheduler and nannies too) makes its folder there; the
+        # workers ignore the terminal's signals (arena.dask_worker.dask_setup).
+        self.undo.enter_context(
+            dask.config.set(
+                {
+                    "temporary-directory": scratch,
+                    "distributed.worker.preload": ["arena.dask_worker"],
+                }
+            )
+        )
         try:
             # Started to the end, then closed, when the arena is stopped meanwhile: cut
             # short, its processes outlived the scratch folder they were still using.
@@ -222,7 +247,10 @@ class _client:
                     threads_per_worker=o.matches_per_worker or default_matches_per_worker(),
                     processes=True,
                     host="127.0.0.1",
-                    dashboard_address=None,
+                    # No dashboard; its HTTP server (health, metrics) on a free loopback
+                    # port: by default every local cluster took 8787, and a second one at
+                    # once warned "Port 8787 is already in use".
+                    dashboard_address="127.0.0.1:0",
                     asynchronous=True,
                     silence_logs=logging.ERROR,
                 )
