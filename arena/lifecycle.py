@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import stat
 import threading
 from collections.abc import Coroutine, Iterator
 from typing import Any, TypeVar
@@ -27,6 +28,23 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _held: list[int] | None = None  # inside stops_held(): the stop signals that came
 
 
+def after_stop_signal(signum: int) -> None:
+    """What a stop signal changes beyond stopping: after a hangup (SIGHUP), an output
+    that went to the terminal, now gone, fails every write with EIO, so the clean-up's
+    last words (the progress bar, the resume line) raised there and the run ended with
+    exit 1. Those outputs go to /dev/null instead; one redirected to a file or a pipe,
+    and a terminal still there (a SIGHUP sent by hand), are kept."""
+    if signum != signal.SIGHUP:
+        return
+    for fd in (1, 2):
+        with contextlib.suppress(OSError):
+            # A terminal that hung up is no longer a tty to isatty, but still a device.
+            if stat.S_ISCHR(os.fstat(fd).st_mode) and not os.isatty(fd):
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, fd)
+                os.close(devnull)
+
+
 def _hold(held: list[int]) -> None:
     """Hold the stop signals in ``held``; a second one kills at once, as in a run."""
     taken = _stop_signals()
@@ -36,6 +54,7 @@ def _hold(held: list[int]) -> None:
             for each in taken:
                 signal.signal(each, signal.SIG_DFL)
             os.kill(os.getpid(), signum)
+        after_stop_signal(signum)
         held.append(signum)
 
     for signum in taken:
@@ -82,9 +101,10 @@ def stops_interrupt() -> Iterator[None]:
     launcher set to be ignored stays ignored. Without a stop, the handlers are restored."""
     previous = {signum: signal.getsignal(signum) for signum in _stop_signals()}
 
-    def stop(_signum: int, _frame: object) -> None:
-        for signum in previous:
-            signal.signal(signum, signal.SIG_DFL)
+    def stop(signum: int, _frame: object) -> None:
+        for each in previous:
+            signal.signal(each, signal.SIG_DFL)
+        after_stop_signal(signum)
         raise KeyboardInterrupt
 
     for signum in previous:
@@ -115,6 +135,8 @@ def run_stoppable(work: Coroutine[Any, Any, T]) -> T:
             taken = _stop_signals()
 
             def stop(signum: int) -> None:
+                if not held:  # a held one had its effects as it came
+                    after_stop_signal(signum)
                 held.append(signum)
                 for taken_signum in taken:
                     loop.remove_signal_handler(taken_signum)

@@ -243,6 +243,23 @@ def test_a_stop_held_to_the_end_of_its_block_raises_there() -> None:
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
 
 
+def test_a_second_stop_while_one_is_held_kills_at_once() -> None:
+    """Held through a step (a sandbox probe), a second Ctrl-C or SIGTERM was only held
+    too: the user's "stop now" waited for the step. It kills at once, as in a run."""
+    holding = (
+        "import os, signal, time\n"
+        "from arena.lifecycle import stops_held\n"
+        "with stops_held():\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    time.sleep(30)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", holding], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == -signal.SIGTERM, done.stderr
+
+
 def test_a_sigint_its_launcher_ignores_stays_ignored() -> None:
     """A shell starts a background job with SIGINT ignored: Ctrl-C meant for the shell
     must not stop it."""

@@ -5,13 +5,17 @@ matches and ends with exactly the ratings of an uninterrupted run."""
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
+import pty
+import select
 import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 from typing import Any
@@ -346,3 +350,44 @@ def test_a_second_stop_kills_at_once_and_the_next_arena_finishes_the_run(
     assert "Traceback" not in stderr and "Exception ignored" not in stderr, stderr
     out = json.loads(arena(db, "tournament", "resume", "1", "--json").stdout)
     assert out["played"] == 0 and out["status"] == "finished"
+
+
+def _in_a_terminal_of_its_own() -> None:
+    """A new session whose controlling terminal is the pty on stdin."""
+    os.setsid()
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    as_in_a_terminal()
+
+
+def test_a_run_whose_terminal_hangs_up_stops_cleanly_and_resumes(tmp_path: Path) -> None:
+    """A real hangup (the terminal window closed, an ssh session dropped): the arena got
+    SIGHUP and stopped, but its last words (the progress bar, the resume line) went to a
+    terminal that was gone, failed with EIO, and the run ended with exit 1. It now exits
+    130 as for any stop, its tournament interrupted and resumable."""
+    db = tmp_path / "arena.db"
+    register(db, ["a", "b", "c"])
+    terminal, its_end = pty.openpty()
+    proc = subprocess.Popen(
+        [*ARENA, *RUN, "--concurrency", "1", "--db", str(db)],
+        cwd=ROOT,
+        stdin=its_end,
+        stdout=its_end,
+        stderr=its_end,
+        preexec_fn=_in_a_terminal_of_its_own,
+    )
+    os.close(its_end)
+    drawn = bytearray()
+    deadline = time.monotonic() + 120
+    while proc.poll() is None and not results(db):  # read as drawn: its buffer never fills
+        assert time.monotonic() < deadline, "no match was played"
+        if select.select([terminal], [], [], 0.05)[0]:
+            with contextlib.suppress(OSError):
+                drawn += os.read(terminal, 65536)
+    assert proc.poll() is None, "the tournament finished before the hangup"
+    os.close(terminal)  # the terminal hangs up: the kernel sends SIGHUP to the session
+    assert proc.wait(60) == 130
+    [listed] = json.loads(arena(db, "tournament", "list", "--json").stdout)
+    assert listed["status"] == "interrupted"
+    assert json.loads(arena(db, "tournament", "resume", "1", "--json").stdout)["status"] == (
+        "finished"
+    )
