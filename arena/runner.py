@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from arena import run_locks
+from arena import cgroups, run_locks
 from arena.bots import BotLog, MatchSeat
 from arena.distributed import ClusterOptions as ClusterOptions  # its home; imported from here too
 from arena.matchplay import (
@@ -210,6 +210,10 @@ async def _run_claimed(
     cluster: ClusterOptions | None,
     sandbox: Sandbox | None,
 ) -> RunSummary:
+    # The cgroups an arena killed outright left, and any bot process still in them, are
+    # removed by the next arena that finds where to make its own: this one, even if it
+    # starts no bot (a resume with nothing left to play).
+    cgroups.available()
     record = store.tournament(tournament_id)
     if record.secret is None:
         raise TournamentError(

@@ -20,6 +20,7 @@ from typing import IO, Any
 import pytest
 
 from arena.store import Store
+from referee.owned_dirs import KINDS
 from referee.replay import Replay, parse_replay
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,21 +74,31 @@ def as_in_a_terminal() -> None:
         signal.signal(signum, signal.SIG_DFL)
 
 
-def left_behind(pid: int) -> list[str]:
-    """The folders and cgroups named after process ``pid`` (referee/owned_dirs.py) that
-    are still on the machine: what it failed to clean up."""
-    tag = f"{os.readlink('/proc/self/ns/pid').partition('[')[2].rstrip(']')}-{pid}"
-    folders = {
-        str(p)
-        for base in {Path(tempfile.gettempdir()), Path("/tmp")}
-        for p in base.glob(f"*-{tag}-*")
-    }
-    found = subprocess.run(
-        ["find", "/sys/fs/cgroup", "-maxdepth", "8", "-name", f"card-arena-{tag}"],
-        capture_output=True,
-        text=True,
-    )
-    return sorted(folders) + found.stdout.split()
+def temp_dirs_of(pid: int, where: Path | None = None) -> list[Path]:
+    """The folders process ``pid`` made in ``where`` (default: the temporary folder),
+    named after it (KIND-NAMESPACE-PID-*, referee/owned_dirs.py)."""
+    base = where or Path(tempfile.gettempdir())
+    return sorted(p for kind in KINDS for p in base.glob(f"{kind}-*-{pid}-*"))
+
+
+def cgroups_of(pid: int) -> set[Path]:
+    """The cgroup directories arena process ``pid`` made (card-arena-NS-PID) beside the
+    cgroup it ran in (this process's: it inherited it), in every hierarchy."""
+    root = Path("/sys/fs/cgroup")
+    found: set[Path] = set()
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, names, path = line.split(":", 2)
+        tops = [root / n for n in names.split(",")] if names else [root, root / "unified"]
+        for top in tops:
+            found.update((top / path.lstrip("/")).glob(f"card-arena-*-{pid}"))
+    return found
+
+
+def left_behind(pid: int) -> list[Path]:
+    """What process ``pid`` failed to clean up: its folders (in the temporary folder, or
+    /tmp where a socket's path must be short) and its cgroups."""
+    folders = {*temp_dirs_of(pid), *temp_dirs_of(pid, Path("/tmp"))}
+    return sorted(folders | cgroups_of(pid))
 
 
 @contextlib.contextmanager

@@ -22,6 +22,7 @@ from arena.sandbox import resolve
 from arena.store import Entrant
 from referee.aio import awaited_to_the_end
 from referee.service import RefereeCore, start_server
+from tests.conftest import cgroups_of, temp_dirs_of
 from tests.security.conftest import (
     BOTS,
     LIMIT_SETTINGS,
@@ -34,25 +35,6 @@ from tests.security.conftest import (
     tournament,
     wait_for,
 )
-
-
-def temp_dirs_of(pid: int, where: Path | None = None) -> list[Path]:
-    """The referee socket directories arena process ``pid`` made (arena-NS-PID-*) in
-    ``where`` (default: the temporary directory)."""
-    return list((where or Path(tempfile.gettempdir())).glob(f"arena-*-{pid}-*"))
-
-
-def cgroups_of(pid: int) -> set[Path]:
-    """The cgroup directories arena process ``pid`` made (card-arena-NS-PID) beside the
-    cgroup it ran in (this process's: it inherited it), in every hierarchy."""
-    root = Path("/sys/fs/cgroup")
-    found: set[Path] = set()
-    for line in Path("/proc/self/cgroup").read_text().splitlines():
-        _, names, path = line.split(":", 2)
-        tops = [root / n for n in names.split(",")] if names else [root, root / "unified"]
-        for top in tops:
-            found.update((top / path.lstrip("/")).glob(f"card-arena-*-{pid}"))
-    return found
 
 
 def status(db: Path) -> str:
@@ -87,7 +69,13 @@ def test_a_stopped_tournament_leaves_nothing_behind_and_resumes(
     assert wait_for(lambda: not survivors(marker), 10)
 
 
-def test_what_a_killed_arena_left_is_removed_by_the_next_one(tmp_path: Path) -> None:
+@pytest.mark.parametrize("next_arena", ["plays", "has nothing to play"])
+def test_what_a_killed_arena_left_is_removed_by_the_next_one(
+    tmp_path: Path, next_arena: str
+) -> None:
+    """The next arena removes the folders and cgroups a killed one left, and kills what
+    still runs in them, whether it plays or not: a resume with nothing left to play
+    started no bot and left the dead arena's cgroups (and bots) as they were."""
     db = tmp_path / "arena.db"
     marker = add_escaper(db, "linger", "linger")
     add_random(db)
@@ -95,6 +83,10 @@ def test_what_a_killed_arena_left_is_removed_by_the_next_one(tmp_path: Path) -> 
     # (short: a socket path must fit in 107 bytes).
     temp = Path(tempfile.mkdtemp(prefix="shutdown-", dir="/tmp"))
     env = {"TMPDIR": str(temp)}
+    other = tmp_path / "other.db"
+    add_random(other, "a", "b")
+    if next_arena == "has nothing to play":
+        tournament(other, "a,b", "--sandbox", "none", env=env)  # finished before the kill
     proc = start_tournament(db, "none", env)
     try:
         assert wait_for(lambda: survivors(marker), 60), "the bot's helper never started"
@@ -106,10 +98,12 @@ def test_what_a_killed_arena_left_is_removed_by_the_next_one(tmp_path: Path) -> 
     # Killed outright it cleaned nothing up; under --sandbox none its bots' processes run on.
     assert temp_dirs_of(proc.pid, temp)
     try:
-        other = tmp_path / "other.db"
-        add_random(other, "a", "b")
-        summary = tournament(other, "a,b", "--sandbox", "none", env=env)
-        assert summary["played"] == 2
+        if next_arena == "plays":
+            summary = tournament(other, "a,b", "--sandbox", "none", env=env)
+            assert summary["played"] == 2
+        else:
+            resumed = run_arena(other, "tournament", "resume", "1", "--json", env=env)
+            assert json.loads(resumed.stdout)["played"] == 0
         assert not temp_dirs_of(proc.pid, temp)
         assert not cgroups_of(proc.pid)
         if in_cgroups:  # without cgroups nothing finds them (docs/security.md)
