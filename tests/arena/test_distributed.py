@@ -316,26 +316,31 @@ def test_a_worker_that_cannot_confine_bots_stops_the_tournament(
     assert results(db) == []  # nothing ran unconfined
 
 
-def test_killed_arena_resumes_on_workers(
-    in_process: tuple[list[Any], list[Any]], tmp_path: Path
-) -> None:
-    db = tmp_path / "arena.db"
+def _playing_on_two_workers(db: Path, tmp_path: Path) -> subprocess.Popen[str]:
+    """RUN on two local workers, in a session of its own with its stop signals as in a
+    terminal (stderr piped), once two matches are stored."""
     prepare(db, tmp_path)
     proc = subprocess.Popen(
         [*dies_with_tests(), sys.executable, "-m", "arena.cli", *RUN, "--workers", "2",
          "--matches-per-worker", "1", "--db", str(db)],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        start_new_session=True, preexec_fn=as_in_a_terminal,
     )  # fmt: skip
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
-        try:
+        with contextlib.suppress(sqlite3.OperationalError):
             if len(results(db)) >= 2:
                 break
-        except sqlite3.OperationalError:
-            pass
         time.sleep(0.05)
-    if proc.poll() is not None:
-        pytest.fail("the tournament finished before it could be killed")
+    assert proc.poll() is None, "the tournament finished before it could be stopped"
+    return proc
+
+
+def test_killed_arena_resumes_on_workers(
+    in_process: tuple[list[Any], list[Any]], tmp_path: Path
+) -> None:
+    db = tmp_path / "arena.db"
+    proc = _playing_on_two_workers(db, tmp_path)
     os.killpg(proc.pid, signal.SIGKILL)  # the arena and its local workers with it
     proc.wait()
     before = results(db)
@@ -443,20 +448,7 @@ def test_a_stop_sent_to_the_whole_process_group_stops_local_workers_quietly(
     (KeyError tracebacks). The arena alone stops; it stops its workers, and the resumed
     tournament stores what one uninterrupted run stores."""
     db = tmp_path / "arena.db"
-    prepare(db, tmp_path)
-    proc = subprocess.Popen(
-        [*dies_with_tests(), sys.executable, "-m", "arena.cli", *RUN, "--workers", "2",
-         "--matches-per-worker", "1", "--db", str(db)],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-        start_new_session=True, preexec_fn=as_in_a_terminal,
-    )  # fmt: skip
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        with contextlib.suppress(sqlite3.OperationalError):
-            if len(results(db)) >= 2:
-                break
-        time.sleep(0.05)
-    assert proc.poll() is None, "the tournament finished before it could be stopped"
+    proc = _playing_on_two_workers(db, tmp_path)
     os.killpg(proc.pid, signum)
     _, stderr = proc.communicate(timeout=120)
     lines = [line for line in stderr.splitlines() if "━" not in line and line.strip()]
