@@ -95,7 +95,7 @@ def stops_held() -> Iterator[list[int]]:
 
 @contextlib.contextmanager
 def stops_interrupt() -> Iterator[None]:
-    """In a blocking loop on the main thread (``arena web``): SIGTERM and SIGHUP raise
+    """Around every command (``arena.cli.main``): SIGTERM and SIGHUP raise
     KeyboardInterrupt as Ctrl-C does, so the caller's clean-up runs; then every stop
     signal kills at once (the default), so a second one cuts that clean-up short. One the
     launcher set to be ignored stays ignored. Without a stop, the handlers are restored."""

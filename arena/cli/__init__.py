@@ -27,6 +27,7 @@ from arena.cli import (
     tournament,
 )
 from arena.cli.common import fail
+from arena.lifecycle import stops_interrupt
 from arena.outputs import out_of_room
 from arena.store import BUSY_SECONDS, DAMAGED_REMEDY, StoreError, damaged
 from referee.service import tune_gc
@@ -50,7 +51,10 @@ def main() -> None:
     tune_gc()  # the referee runs in this process (or `arena serve` is this process)
     try:
         try:
-            app()
+            # SIGTERM and SIGHUP as Ctrl-C for every command: the clean-ups run (a file
+            # being written whole is removed, not left as a hidden temporary).
+            with stops_interrupt():
+                app()
         finally:
             sys.stdout.flush()  # here, where a full disk behind it is one line
     except OSError as exc:

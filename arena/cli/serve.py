@@ -288,7 +288,6 @@ def web_cmd(
     """Serve the leaderboards, tournaments, matches and replay pages of the database.
     Ctrl-C, SIGTERM or SIGHUP stop it (exit 0): bot checks under way are cancelled and
     their uploads answered 503, nothing stored."""
-    from arena.lifecycle import stops_interrupt
     from arena.web.server import make_server, server_url
 
     if not 0 <= port <= 65535:
@@ -309,14 +308,13 @@ def web_cmd(
     except OSError as exc:  # a name that does not resolve, a port in use or not ours
         raise fail(f"cannot listen on {host_and_port(host, port)}: {exc.strerror or exc}") from exc
     print(f"serving {db} on {server_url(server)}", flush=True)
-    with stops_interrupt():
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            pass  # a stop signal: how a server ends
-        finally:
-            server.stop_uploads()
-            server.server_close()
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass  # a stop signal (SIGTERM and SIGHUP too: arena.cli.main): how a server ends
+    finally:
+        server.stop_uploads()
+        server.server_close()
 
 
 def register(app: typer.Typer) -> None:

@@ -6,14 +6,23 @@ from __future__ import annotations
 
 import contextlib
 import json
+import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, arena, file_size_limit, sample_tournament
+from tests.conftest import (
+    ROOT,
+    add_sample_bot,
+    arena,
+    as_in_a_terminal,
+    file_size_limit,
+    sample_tournament,
+)
 
 
 def _arena_limited(
@@ -103,3 +112,38 @@ def test_a_database_that_cannot_make_its_side_files_says_what_may_be_wrong(
     assert not db.with_name("copy.db-shm").exists()
     err = _arena_limited(db, 0, "tournament", "list", hold=False)
     assert f"cannot open {db}: disk I/O error (is its disk full, or its folder read-only?" in err
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_report_stopped_as_it_writes_leaves_no_temporary_file(
+    tmp_path: Path, signum: int
+) -> None:
+    """SIGTERM and SIGHUP killed `report` and `matches export` by default, leaving the
+    hidden temporary file a page was being written to. They now stop it as Ctrl-C does:
+    exit 130, the temporary removed."""
+    db = tmp_path / "arena.db"
+    sample_tournament(db, "golf", [("a", "random_bot"), ("b", "random_bot")], 2, ["holes=1"])
+    for name in ("c", "d", "e"):  # more matches: more pages, each a moment to stop it in
+        add_sample_bot(db, name)
+    arena(db, "tournament", "run", "--game", "golf", "--bots", "a,b,c,d,e", "--rules", "holes=1")
+    caught = False
+    for attempt in range(10):
+        folder = tmp_path / f"report{attempt}"
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "arena.cli", "report", "2", "-o", str(folder), "--db", str(db)],
+            cwd=ROOT,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=as_in_a_terminal,
+        )
+        while proc.poll() is None and not list(folder.rglob(".*.tmp")):
+            time.sleep(0.001)
+        if proc.poll() is not None:
+            continue  # it wrote its last page before it could be caught writing one
+        proc.send_signal(signum)
+        _, stderr = proc.communicate(timeout=60)
+        assert proc.returncode == 130, stderr
+        assert not list(folder.rglob(".*")), "a temporary file was left"
+        caught = True
+        break
+    assert caught, "the report was never caught writing a page"
