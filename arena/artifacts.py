@@ -32,7 +32,7 @@ import tempfile
 import tomllib
 import zipfile
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
@@ -563,10 +563,17 @@ def _read_tar(data: bytes, limits: ArtifactLimits) -> list[BotFile]:
 # ---- unpacking where a bot runs ------------------------------------------------------
 
 
-def unpack(archive: bytes, sha256: str, cache_dir: Path) -> Path:
+def unpack(
+    archive: bytes,
+    sha256: str,
+    cache_dir: Path,
+    each_file: Callable[[], None] | None = None,
+) -> Path:
     """The artifact's files under ``cache_dir/<sha256>``, read-only, unpacked once.
     The archive is checked against its hash first, so a damaged or altered store
-    cannot make a bot run other code than the one submitted."""
+    cannot make a bot run other code than the one submitted. ``each_file`` is called
+    before each file is written: a caller that must stop raises there, and what was
+    unpacked is removed."""
     target = cache_dir / sha256
     if target.is_dir():
         return target
@@ -577,6 +584,8 @@ def unpack(archive: bytes, sha256: str, cache_dir: Path) -> Path:
     staging = Path(tempfile.mkdtemp(prefix=".unpack-", dir=cache_dir))
     try:
         for f in files:
+            if each_file is not None:
+                each_file()
             out = staging / f.path
             try:
                 out.parent.mkdir(parents=True, exist_ok=True)

@@ -5,11 +5,12 @@ plain words."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 import sys
 import threading
 from collections import Counter
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -65,15 +66,37 @@ class ChecksStopped(Exception):
 
 
 class CheckRuns:
-    """The checks a server runs in its request threads, each on an event loop of its own,
-    so that the server, as it stops, cancels them and waits for their clean-up (bot
-    processes killed, cgroups and folders removed). Left to run to its end, a check held
-    the stopping process for up to a minute; killed with the process, it left its litter."""
+    """The checks a server runs in its request threads, so that the server, as it stops,
+    cuts them short and waits for their clean-up (bot processes killed, cgroups and
+    folders removed). A check's matches run on an event loop of its own, whose task is
+    cancelled; its unpacking stops before the next file. Left to run to its end, a check
+    held the stopping process for up to a minute; killed with the process, it left its
+    litter (an unpacking one, its half-written folder)."""
 
     def __init__(self) -> None:
         self._changed = threading.Condition()
-        self._running: dict[asyncio.Task[Any], asyncio.AbstractEventLoop] = {}
+        self._under_way = 0
+        self._tasks: dict[asyncio.Task[Any], asyncio.AbstractEventLoop] = {}
         self._stopping = False
+
+    @contextlib.contextmanager
+    def under_way(self) -> Iterator[None]:
+        """A check from its first step (its submission unpacked) to its last clean-up;
+        ChecksStopped at once if the server is stopping."""
+        with self._changed:
+            self.raise_if_stopping()
+            self._under_way += 1
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._under_way -= 1
+                self._changed.notify_all()
+
+    def raise_if_stopping(self) -> None:
+        """ChecksStopped once the server stops: between steps that no cancel reaches."""
+        if self._stopping:
+            raise ChecksStopped
 
     def run(self, work: Coroutine[Any, Any, T]) -> T:
         """``asyncio.run(work)`` in this thread; ChecksStopped if the server stops first."""
@@ -85,12 +108,12 @@ class CheckRuns:
                 if self._stopping:
                     work.close()
                     raise ChecksStopped
-                self._running[task] = asyncio.get_running_loop()
+                self._tasks[task] = asyncio.get_running_loop()
             try:
                 return await work
             finally:
                 with self._changed:
-                    del self._running[task]
+                    del self._tasks[task]
                     self._changed.notify_all()
 
         try:
@@ -99,16 +122,16 @@ class CheckRuns:
             raise ChecksStopped from None
 
     def stop(self) -> None:
-        """Cancel every check running, and refuse those that would begin."""
+        """Cancel every check under way, and refuse those that would begin."""
         with self._changed:
             self._stopping = True
-            for task, loop in self._running.items():
+            for task, loop in self._tasks.items():
                 loop.call_soon_threadsafe(task.cancel)
 
     def wait(self, timeout: float = CLEAN_UP_SECONDS) -> bool:
         """Wait up to ``timeout`` seconds for the checks to end; True if they did."""
         with self._changed:
-            return self._changed.wait_for(lambda: not self._running, timeout)
+            return self._changed.wait_for(lambda: not self._under_way and not self._tasks, timeout)
 
 
 @dataclass(frozen=True)
@@ -271,8 +294,14 @@ def check_artifact(
     (default: bwrap; SandboxError when it does not work here). A server passes its
     ``runs``, which cancel the check when it stops (ChecksStopped); otherwise a stop
     signal does (KeyboardInterrupt)."""
-    with tagged_temp_dir("arena-check") as tmp:
-        where = unpack(artifact.archive(), artifact.sha256, Path(tmp))
+    under_way = runs.under_way() if runs is not None else contextlib.nullcontext()
+    with under_way, tagged_temp_dir("arena-check") as tmp:
+        where = unpack(
+            artifact.archive(),
+            artifact.sha256,
+            Path(tmp),
+            each_file=runs.raise_if_stopping if runs is not None else None,
+        )
         manifest = artifact.manifest
         entrant = Entrant(name, manifest.games, manifest.command, str(where), "")
         try:

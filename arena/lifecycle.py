@@ -29,13 +29,17 @@ _held: list[int] | None = None  # inside stops_held(): the stop signals that cam
 
 
 def after_stop_signal(signum: int) -> None:
-    """What a stop signal changes beyond stopping: after a hangup (SIGHUP), an output
-    that went to the terminal, now gone, fails every write with EIO, so the clean-up's
-    last words (the progress bar, the resume line) raised there and the run ended with
-    exit 1. Those outputs go to /dev/null instead; one redirected to a file or a pipe,
-    and a terminal still there (a SIGHUP sent by hand), are kept."""
-    if signum != signal.SIGHUP:
-        return
+    """What a stop signal changes beyond stopping: after a hangup (SIGHUP), the clean-up's
+    last words (the progress bar, the resume line) go nowhere (``away_from_gone_terminal``)."""
+    if signum == signal.SIGHUP:
+        away_from_gone_terminal()
+
+
+def away_from_gone_terminal() -> None:
+    """Point stdout and stderr at /dev/null where they went to a terminal that hung up:
+    every write there fails with EIO, and the command's last words raised there and it
+    ended with exit 1 and a traceback no one could see. One redirected to a file or a
+    pipe, and a terminal still there (a SIGHUP sent by hand), are kept."""
     for fd in (1, 2):
         with contextlib.suppress(OSError):
             # A terminal that hung up is no longer a tty to isatty, but still a device.

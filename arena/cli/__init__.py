@@ -9,6 +9,7 @@ database option, errors, opening the store, rule options) lives in ``arena.cli.c
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sqlite3
 import sys
@@ -27,7 +28,7 @@ from arena.cli import (
     tournament,
 )
 from arena.cli.common import fail
-from arena.lifecycle import stops_interrupt
+from arena.lifecycle import away_from_gone_terminal, stops_interrupt
 from arena.outputs import out_of_room
 from arena.store import BUSY_SECONDS, DAMAGED_REMEDY, StoreError, damaged
 from referee.service import tune_gc
@@ -58,8 +59,11 @@ def main() -> None:
         finally:
             sys.stdout.flush()  # here, where a full disk behind it is one line
     except OSError as exc:
-        if not out_of_room(exc):  # a full disk behind the standard output is one line
+        # A full disk behind the standard output is one line; a terminal that hung up
+        # (its SIGHUP ignored: nohup, `trap '' HUP`) hears nothing more.
+        if not (out_of_room(exc) or exc.errno == errno.EIO):
             raise
+        away_from_gone_terminal()
         # What is left unwritten goes nowhere, so the flush at exit raises nothing more.
         with contextlib.suppress(OSError, ValueError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

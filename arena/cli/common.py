@@ -23,6 +23,7 @@ from rich.markup import escape
 from arena import runner, sandbox
 from arena.artifacts import SubmissionError
 from arena.distributed import ClusterError, require_dask
+from arena.lifecycle import stops_held
 from arena.rendering import terminal_text
 from arena.schedule import ScheduleError
 from arena.settings import CLUSTER_NUMBERS, SettingsError
@@ -105,9 +106,12 @@ def warn(message: str) -> None:
 
 
 def resolve_sandbox(mode: str, demo: bool = False) -> sandbox.Sandbox:
-    """The sandbox for ``mode``, or a clear error; says so when bots will run unconfined."""
+    """The sandbox for ``mode``, or a clear error; says so when bots will run unconfined.
+    A stop during its probe waits for the probe (it leaves nothing), then ends the command
+    saying nothing was stored; inside a caller's ``stops_held`` the caller takes it."""
     try:
-        box = sandbox.resolve(mode, demo=demo)
+        with said_when_interrupted("nothing was stored"), stops_held():
+            box = sandbox.resolve(mode, demo=demo)
     except sandbox.SandboxError as exc:
         raise fail(str(exc)) from exc
     if box.note:

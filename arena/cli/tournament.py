@@ -255,9 +255,7 @@ def _start(
     as_json: bool,
     cluster: runner.ClusterOptions | None,
 ) -> None:
-    # A stop during the sandbox's probe waits for the probe to end (it leaves nothing).
-    with said_when_interrupted("nothing was stored"), stops_held():
-        box = _sandbox_here(settings.sandbox, cluster)
+    box = _sandbox_here(settings.sandbox, cluster)
     if box is not None:
         settings = dataclasses.replace(settings, sandbox=box.mode)  # auto: what it resolved to
     with stops_held():  # a stop once it is stored interrupts its run, which says so

@@ -314,8 +314,9 @@ exec {bwrap} "$@"
         ("run", signal.SIGHUP, "interrupted: nothing was stored"),
         ("resume", signal.SIGINT, "interrupted: resume with "),
         ("check", signal.SIGTERM, "interrupted: the check of a stopped"),
+        ("demo", signal.SIGINT, "interrupted: nothing was stored"),
     ],
-    ids=["run-SIGTERM", "run-SIGHUP", "resume-SIGINT", "check-SIGTERM"],
+    ids=["run-SIGTERM", "run-SIGHUP", "resume-SIGINT", "check-SIGTERM", "demo-SIGINT"],
 )
 def test_a_stop_during_the_sandbox_probe_waits_for_it_and_says_what_it_stopped(
     tmp_path: Path, request: pytest.FixtureRequest, command: str, signum: int, said: str
@@ -341,6 +342,7 @@ def test_a_stop_during_the_sandbox_probe_waits_for_it_and_says_what_it_stopped(
         "run": run,
         "resume": ["tournament", "resume", "1"],
         "check": ["bots", "check", "a", "--game", "golf"],
+        "demo": ["demo", "--replays", str(tmp_path / "replays")],
     }[command]
     proc = subprocess.Popen(
         [sys.executable, "-m", "arena.cli", *args, "--db", str(db)],

@@ -56,6 +56,7 @@ from tests.conftest import (
     as_in_a_terminal,
     file_size_limit,
     left_behind,
+    temp_dirs_of,
 )
 from tests.watching.helpers import CHROMIUM, CHROMIUM_ARGS, browser_missing
 
@@ -938,37 +939,45 @@ def _running_with(mark: str) -> list[int]:
     return pids
 
 
-def _never_connecting_bot(mark: str) -> bytes:
+def _never_connecting_bot(mark: str, files: int = 0) -> bytes:
     """A bot that sleeps instead of connecting: its check waits for it to time out (a
-    minute and more), with ``mark`` on its command line to find its process by."""
+    minute and more), with ``mark`` on its command line to find its process by, and
+    ``files`` more files to unpack."""
     manifest = f'command = ["{sys.executable}", "bot.py", "{mark}"]\ngames = ["golf"]\n'
-    return bot_zip(manifest=manifest, bot=b"import time\ntime.sleep(600)\n")
+    extra = {f"data/{n}": b"x" for n in range(files)}
+    return bot_zip(manifest=manifest, extra=extra, bot=b"import time\ntime.sleep(600)\n")
 
 
-@pytest.mark.parametrize("signum", STOPS, ids=[s.name for s in STOPS])
+CASES = [(signum, "playing") for signum in STOPS] + [(signal.SIGTERM, "unpacking")]
+
+
+@pytest.mark.parametrize(("signum", "moment"), CASES, ids=[f"{s.name}-{m}" for s, m in CASES])
 @pytest.mark.parametrize("command", ["serve", "web"])
 def test_a_server_stopped_during_a_check_cancels_it_and_leaves_nothing(
-    tmp_path: Path, command: str, signum: int
+    tmp_path: Path, command: str, signum: int, moment: str
 ) -> None:
     """`arena serve --db` stopped while it checked an upload stayed until the check's
     thread ended (43-97 s in an audit; systemd kills at 90 s), then printed "Event loop is
     closed" tracebacks; `arena web` was killed by SIGTERM and SIGHUP, and left the check's
     cgroups and folders. Now the check is cancelled: the upload is answered "send it
     again" (UNAVAILABLE, 503), nothing is stored, and the server exits 0 leaving no bot,
-    cgroup or folder of its own."""
+    cgroup or folder of its own. So too when it stops while the check unpacks the
+    submission (4,000 files): that was not cut short, its upload got no answer, and `arena
+    web` left the half-unpacked folder with a traceback."""
     db = tmp_path / "arena.db"
     alice = arena(db, "submitters", "add", "alice").stdout.split()[-1]
     mark = f"never-connects-{uuid.uuid4().hex}"
-    archive = _never_connecting_bot(mark)
+    archive = _never_connecting_bot(mark, files=4000 if moment == "unpacking" else 0)
     answer: list[tuple[str, str]] = []  # (status, what the server said)
 
-    def upload(where: str) -> None:
+    def send(where: str) -> None:
         if command == "web":
             status, error, _ = web_upload(where, alice, "sleepy", archive, {"X-Check": "1"})
             answer.append((str(status), error))
             return
         try:
-            submit(where, alice, name="sleepy", archive=archive, check=True)
+            requests = upload_requests(archive, name="sleepy", check=True)
+            upload(where, alice, requests)
         except grpc.RpcError as exc:
             answer.append((exc.code().name, exc.details() or ""))
 
@@ -978,12 +987,18 @@ def test_a_server_stopped_during_a_check_cancels_it_and_leaves_nothing(
             command, "--port", "0", "--db", str(db), stderr=stderr, preexec_fn=as_in_a_terminal
         ) as (proc, line),
     ):
-        client = threading.Thread(target=upload, args=(line.split()[-1],))
+        client = threading.Thread(target=send, args=(line.split()[-1],))
         client.start()
+
+        def begun() -> bool:
+            if moment == "unpacking":  # its folder is made, its bot not started yet
+                return any(p.name.startswith("arena-check-") for p in temp_dirs_of(proc.pid))
+            return bool(_running_with(mark))
+
         deadline = time.monotonic() + 60
-        while not _running_with(mark) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert _running_with(mark), "the check never started the bot"
+        while not begun():
+            assert time.monotonic() < deadline, f"the check was never seen {moment}"
+            time.sleep(0.001)
         proc.send_signal(signum)
         proc.wait(60)  # the check alone would take minutes
         client.join(30)

@@ -17,8 +17,9 @@ import subprocess
 import sys
 import termios
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -359,6 +360,38 @@ def _in_a_terminal_of_its_own() -> None:
     as_in_a_terminal()
 
 
+def _ignoring_hangups() -> None:
+    """As `nohup` or `trap '' HUP` leave it, in a terminal of its own."""
+    _in_a_terminal_of_its_own()
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+
+def _terminal_gone_after_a_match(
+    db: Path, preexec: Callable[[], None], stderr: IO[str] | None = None
+) -> subprocess.Popen[bytes]:
+    """RUN on ``db`` in a pty (stderr there too, unless given), whose terminal is closed
+    once a match is stored: the kernel sends SIGHUP to the session."""
+    terminal, its_end = pty.openpty()
+    proc = subprocess.Popen(
+        [*ARENA, *RUN, "--concurrency", "1", "--db", str(db)],
+        cwd=ROOT,
+        stdin=its_end,
+        stdout=its_end,
+        stderr=stderr or its_end,
+        preexec_fn=preexec,
+    )
+    os.close(its_end)
+    deadline = time.monotonic() + 120
+    while proc.poll() is None and not results(db):  # read as drawn: its buffer never fills
+        assert time.monotonic() < deadline, "no match was played"
+        if select.select([terminal], [], [], 0.05)[0]:
+            with contextlib.suppress(OSError):
+                os.read(terminal, 65536)
+    assert proc.poll() is None, "the tournament finished before the hangup"
+    os.close(terminal)
+    return proc
+
+
 def test_a_run_whose_terminal_hangs_up_stops_cleanly_and_resumes(tmp_path: Path) -> None:
     """A real hangup (the terminal window closed, an ssh session dropped): the arena got
     SIGHUP and stopped, but its last words (the progress bar, the resume line) went to a
@@ -366,28 +399,28 @@ def test_a_run_whose_terminal_hangs_up_stops_cleanly_and_resumes(tmp_path: Path)
     130 as for any stop, its tournament interrupted and resumable."""
     db = tmp_path / "arena.db"
     register(db, ["a", "b", "c"])
-    terminal, its_end = pty.openpty()
-    proc = subprocess.Popen(
-        [*ARENA, *RUN, "--concurrency", "1", "--db", str(db)],
-        cwd=ROOT,
-        stdin=its_end,
-        stdout=its_end,
-        stderr=its_end,
-        preexec_fn=_in_a_terminal_of_its_own,
-    )
-    os.close(its_end)
-    drawn = bytearray()
-    deadline = time.monotonic() + 120
-    while proc.poll() is None and not results(db):  # read as drawn: its buffer never fills
-        assert time.monotonic() < deadline, "no match was played"
-        if select.select([terminal], [], [], 0.05)[0]:
-            with contextlib.suppress(OSError):
-                drawn += os.read(terminal, 65536)
-    assert proc.poll() is None, "the tournament finished before the hangup"
-    os.close(terminal)  # the terminal hangs up: the kernel sends SIGHUP to the session
+    proc = _terminal_gone_after_a_match(db, _in_a_terminal_of_its_own)
     assert proc.wait(60) == 130
     [listed] = json.loads(arena(db, "tournament", "list", "--json").stdout)
     assert listed["status"] == "interrupted"
     assert json.loads(arena(db, "tournament", "resume", "1", "--json").stdout)["status"] == (
         "finished"
     )
+
+
+def test_a_run_ignoring_hangups_plays_on_and_says_its_terminal_is_gone(tmp_path: Path) -> None:
+    """Under `nohup` or `trap '' HUP` the run plays on when its terminal goes, as it
+    should; then its result, printed to the terminal that was gone, failed with EIO and a
+    traceback (exit 1). It now ends as for any output it cannot write: one line (here
+    on a stderr kept in a file), exit 2, the tournament finished."""
+    db = tmp_path / "arena.db"
+    register(db, ["a", "b", "c"])
+    with (tmp_path / "stderr").open("w+") as stderr:
+        proc = _terminal_gone_after_a_match(db, _ignoring_hangups, stderr)
+        assert proc.wait(120) == 2
+        stderr.seek(0)
+        said = stderr.read()
+    assert "error: cannot write the output: Input/output error" in said
+    assert "Traceback" not in said, said
+    [listed] = json.loads(arena(db, "tournament", "list", "--json").stdout)
+    assert listed["status"] == "finished"
