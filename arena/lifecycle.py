@@ -28,6 +28,18 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _held: list[int] | None = None  # inside stops_held(): the stop signals that came
 
 
+@contextlib.contextmanager
+def stop_signals_deferred() -> Iterator[None]:
+    """Block the stop signals (in this thread) for a few instructions that must not be
+    parted, such as making a file and noting its name; one that comes meanwhile is
+    delivered, not lost, as the block ends."""
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+
 def after_stop_signal(signum: int) -> None:
     """What a stop signal changes beyond stopping: after a hangup (SIGHUP), the clean-up's
     last words (the progress bar, the resume line) go nowhere (``away_from_gone_terminal``)."""

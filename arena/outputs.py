@@ -17,6 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO, TypeVar
 
+from arena.lifecycle import stop_signals_deferred
+
 T = TypeVar("T")
 
 # A full disk, a full quota, or a file size limit reached.
@@ -34,15 +36,22 @@ def out_of_room(exc: BaseException) -> bool:
 def write_whole(target: Path, write: Callable[[TextIO], T], newline: str | None = None) -> T:
     """Call ``write`` with a text file that becomes ``target`` once it returns; on any
     error (OSError from the disk included) the target is untouched and the error raised."""
-    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    temporary = None
     try:
+        # A stop between making the file and noting its name left it behind (a report
+        # stopped by SIGTERM, 1 run in CI).
+        with stop_signals_deferred():
+            fd, temporary = tempfile.mkstemp(
+                dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
+            )
         with open(fd, "w", encoding="utf-8", newline=newline) as out:
             result = write(out)
         os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, target)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
         raise
     return result
 

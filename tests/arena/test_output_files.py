@@ -10,11 +10,14 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from arena import outputs
 from tests.conftest import (
     ROOT,
     add_sample_bot,
@@ -147,3 +150,28 @@ def test_a_report_stopped_as_it_writes_leaves_no_temporary_file(
         caught = True
         break
     assert caught, "the report was never caught writing a page"
+
+
+def test_a_stop_just_as_the_temporary_is_made_leaves_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stop that came right after the temporary file was made, before its name was
+    noted for removal, left it behind (a report stopped by SIGTERM, 1 run in CI)."""
+    made = tempfile.mkstemp
+
+    def made_then_stopped(*args: Any, **kwargs: Any) -> tuple[int, str]:
+        fd, name = made(*args, **kwargs)
+        signal.raise_signal(signal.SIGTERM)  # its handler runs as soon as it may
+        return fd, name
+
+    def stop(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        monkeypatch.setattr(tempfile, "mkstemp", made_then_stopped)
+        with pytest.raises(KeyboardInterrupt):
+            outputs.write_text_whole(tmp_path / "page.html", "<p>whole</p>")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert list(tmp_path.iterdir()) == []
