@@ -19,6 +19,7 @@ from distributed import WorkerPlugin, get_worker
 from arena.artifacts import unpack
 from arena.matchplay import HostSettings, MatchHost, MatchJob, MatchNotPlayed, PlayedMatch
 from arena.sandbox import SandboxError
+from arena.stop_signals import STOP_SIGNALS
 
 
 class _WorkerHosts:
@@ -65,20 +66,16 @@ def _worker_hosts() -> _WorkerHosts:
         return _hosts
 
 
-# What a stop sends every process of the arena's group or cgroup, not just the arena: the
-# terminal's Ctrl-C and hangup, and systemd's stop (SIGTERM to the whole service).
-GROUP_STOP_SIGNALS = (signal.SIGINT, signal.SIGHUP, signal.SIGTERM)
-
-
 def dask_setup(worker: Any) -> None:
     """Preloaded into the workers of the arena's own local cluster (``--workers N``).
-    A stop sent to the arena's whole process group reached them too: each printed a
+    A stop sent to the arena's whole process group (a terminal's Ctrl-C and hangup,
+    systemd's SIGTERM to every process of the service) reached them too: each printed a
     KeyboardInterrupt traceback, or died under the scheduler (ERROR logs). The arena
     stops its cluster itself (the nanny kills a worker that does not close in time, and
     a worker exits at once if the arena dies), so they ignore those signals. A remote
     cluster's workers are not preloaded: they are their operator's."""
     if threading.current_thread() is threading.main_thread():
-        for signum in GROUP_STOP_SIGNALS:
+        for signum in STOP_SIGNALS:
             signal.signal(signum, signal.SIG_IGN)
 
 

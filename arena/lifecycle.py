@@ -19,12 +19,11 @@ import threading
 from collections.abc import Coroutine, Iterator
 from typing import Any, TypeVar
 
+from arena.stop_signals import STOP_SIGNALS, stop_signals_taken
+
 T = TypeVar("T")
 
 
-# Ctrl-C, `kill` (and what service managers send), and the hangup of the terminal the
-# arena runs in: each stops it cleanly.
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _held: list[int] | None = None  # inside stops_held(): the stop signals that came
 
 
@@ -63,7 +62,7 @@ def away_from_gone_terminal() -> None:
 
 def _hold(held: list[int]) -> None:
     """Hold the stop signals in ``held``; a second one kills at once, as in a run."""
-    taken = _stop_signals()
+    taken = stop_signals_taken()
 
     def hold(signum: int, _frame: object) -> None:
         if held:
@@ -77,12 +76,6 @@ def _hold(held: list[int]) -> None:
         signal.signal(signum, hold)
 
 
-def _stop_signals() -> list[int]:
-    """SIGINT, SIGTERM and SIGHUP, but one the launcher set to be ignored stays ignored
-    (a shell ignores SIGINT in a job it starts in the background, nohup SIGHUP)."""
-    return [s for s in STOP_SIGNALS if signal.getsignal(s) is not signal.SIG_IGN]
-
-
 @contextlib.contextmanager
 def stops_held() -> Iterator[list[int]]:
     """Hold Ctrl-C, SIGTERM and SIGHUP back through a step a stop must not cut in two: a
@@ -94,7 +87,7 @@ def stops_held() -> Iterator[list[int]]:
     if _held is not None or threading.current_thread() is not threading.main_thread():
         yield _held if _held is not None else []  # the outer block holds them; or none here
         return
-    previous = {signum: signal.getsignal(signum) for signum in _stop_signals()}
+    previous = {signum: signal.getsignal(signum) for signum in stop_signals_taken()}
     held: list[int] = []
     _hold(held)
     _held = held
@@ -115,7 +108,7 @@ def stops_interrupt() -> Iterator[None]:
     KeyboardInterrupt as Ctrl-C does, so the caller's clean-up runs; then every stop
     signal kills at once (the default), so a second one cuts that clean-up short. One the
     launcher set to be ignored stays ignored. Without a stop, the handlers are restored."""
-    previous = {signum: signal.getsignal(signum) for signum in _stop_signals()}
+    previous = {signum: signal.getsignal(signum) for signum in stop_signals_taken()}
 
     def stop(signum: int, _frame: object) -> None:
         for each in previous:
@@ -148,7 +141,7 @@ def run_stoppable(work: Coroutine[Any, Any, T]) -> T:
         async def main() -> T:
             task = asyncio.current_task()
             loop = asyncio.get_running_loop()
-            taken = _stop_signals()
+            taken = stop_signals_taken()
 
             def stop(signum: int) -> None:
                 if not held:  # a held one had its effects as it came

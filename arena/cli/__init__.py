@@ -68,6 +68,8 @@ def main() -> None:
         with contextlib.suppress(OSError, ValueError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         raise SystemExit(fail(f"cannot write the output: {exc.strerror}").exit_code) from exc
+    except KeyboardInterrupt:  # a stop no command took (one as typer built the commands)
+        raise SystemExit(130) from None
     except StoreError as exc:  # the file changed under a command (Store.check_same_file)
         raise SystemExit(fail(str(exc)).exit_code) from exc
     except sqlite3.DatabaseError as exc:  # any command: one line, not a traceback

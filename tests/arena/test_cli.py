@@ -14,16 +14,18 @@ import math
 import os
 import re
 import shlex
+import signal
 import sqlite3
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import arena
+from tests.conftest import arena, as_in_a_terminal
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
@@ -433,3 +435,29 @@ def test_json_output_has_no_infinity(capsys: pytest.CaptureFixture[str]) -> None
     out = json.loads(capsys.readouterr().out, parse_constant=refuse)
     assert out["leaderboard"][0]["score_ci95"] is None and out["leaderboard"][0]["mean_score"] == 81
     assert (out["low"], out["nan"]) == (None, [None, 2.5])
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_stop_as_the_command_starts_ends_it_without_a_traceback(
+    tmp_path: Path, signum: int
+) -> None:
+    """Ctrl-C in the first half second, while the command's modules loaded, printed a
+    KeyboardInterrupt traceback from deep in an import (or in typer, building the
+    commands). The `arena` command's entry point (arena/entry.py) is small: a stop there
+    ends it quietly with exit 130. (One before Python itself has started kills it.)"""
+    db = tmp_path / "arena.db"
+    arena(db, "submitters", "add", "alice")  # makes the database
+    command = Path(sys.executable).parent / "arena"  # the installed command
+    for step in range(12):
+        proc = subprocess.Popen(
+            [str(command), "tournament", "list", "--db", str(db)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=as_in_a_terminal,
+        )
+        time.sleep(0.02 + 0.04 * step)  # from interpreter start-up to the command's end
+        proc.send_signal(signum)
+        _, stderr = proc.communicate(timeout=60)
+        assert proc.returncode in (0, 130, -signum), stderr
+        assert "Traceback" not in stderr, stderr
