@@ -444,10 +444,12 @@ def test_a_stop_as_the_command_starts_ends_it_without_a_traceback(
     """Ctrl-C in the first half second, while the command's modules loaded, printed a
     KeyboardInterrupt traceback from deep in an import (or in typer, building the
     commands). The `arena` command's entry point (arena/entry.py) is small: a stop there
-    ends it quietly with exit 130. (One before Python itself has started kills it.)"""
+    ends it quietly with exit 130. One that comes while Python itself starts, before any
+    of the arena's code, is Python's ("Fatal Python error: init_import_site")."""
     db = tmp_path / "arena.db"
     arena(db, "submitters", "add", "alice")  # makes the database
     command = Path(sys.executable).parent / "arena"  # the installed command
+    stopped_quietly = 0
     for step in range(12):
         proc = subprocess.Popen(
             [str(command), "tournament", "list", "--db", str(db)],
@@ -459,5 +461,9 @@ def test_a_stop_as_the_command_starts_ends_it_without_a_traceback(
         time.sleep(0.02 + 0.04 * step)  # from interpreter start-up to the command's end
         proc.send_signal(signum)
         _, stderr = proc.communicate(timeout=60)
-        assert proc.returncode in (0, 130, -signum), stderr
+        if "init_import_site" in stderr or proc.returncode == -signum:
+            continue  # Python was still starting
+        assert proc.returncode in (0, 130), stderr
         assert "Traceback" not in stderr, stderr
+        stopped_quietly += proc.returncode == 130
+    assert stopped_quietly >= 3  # most stops land in the arena's start, not Python's
