@@ -23,11 +23,11 @@ import collections
 import contextlib
 import logging
 import os
-import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from arena.lifecycle import stop_signals_deferred
 from arena.matchplay import DealTurns, HostSettings, MatchJob, PlayedMatch
 from arena.sandbox import SandboxError
 from arena.store import Entrant, Store
@@ -190,18 +190,14 @@ def _log_text(logs: dict[str, list[tuple[str, str]]]) -> dict[str, str]:
 
 
 def _start_resource_tracker() -> None:
-    """Start multiprocessing's resource tracker (the workers' semaphores) with SIGHUP
-    blocked, as multiprocessing blocks SIGINT and SIGTERM for it: the hangup of the
-    arena's terminal, sent to its whole process group, killed it mid-run (warnings and
-    KeyError tracebacks from its replacement). A blocked signal is not lost here: it
-    comes once unblocked."""
+    """Start multiprocessing's resource tracker (the workers' semaphores) with the stop
+    signals blocked, which it inherits: multiprocessing blocks SIGINT and SIGTERM for it,
+    not SIGHUP, and the hangup of the arena's terminal, sent to its whole process group,
+    killed it mid-run (warnings and KeyError tracebacks from its replacement)."""
     from multiprocessing import resource_tracker
 
-    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
-    try:
+    with stop_signals_deferred():
         resource_tracker.ensure_running()
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
 
 class _client:

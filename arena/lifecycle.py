@@ -60,14 +60,21 @@ def away_from_gone_terminal() -> None:
                 os.close(devnull)
 
 
+def _next_one_kills(signums: list[int]) -> None:
+    """After a first stop, a second kills at once (the default action), as SIGKILL would:
+    the next arena removes what it leaves. Raised as KeyboardInterrupt inside the
+    clean-up, it cut that short with tracebacks of bot pipes left to a closed loop."""
+    for signum in signums:
+        signal.signal(signum, signal.SIG_DFL)
+
+
 def _hold(held: list[int]) -> None:
     """Hold the stop signals in ``held``; a second one kills at once, as in a run."""
     taken = stop_signals_taken()
 
     def hold(signum: int, _frame: object) -> None:
         if held:
-            for each in taken:
-                signal.signal(each, signal.SIG_DFL)
+            _next_one_kills(taken)
             os.kill(os.getpid(), signum)
         after_stop_signal(signum)
         held.append(signum)
@@ -111,8 +118,7 @@ def stops_interrupt() -> Iterator[None]:
     previous = {signum: signal.getsignal(signum) for signum in stop_signals_taken()}
 
     def stop(signum: int, _frame: object) -> None:
-        for each in previous:
-            signal.signal(each, signal.SIG_DFL)
+        _next_one_kills(list(previous))
         after_stop_signal(signum)
         raise KeyboardInterrupt
 
@@ -149,10 +155,7 @@ def run_stoppable(work: Coroutine[Any, Any, T]) -> T:
                 held.append(signum)
                 for taken_signum in taken:
                     loop.remove_signal_handler(taken_signum)
-                    # A second one kills at once, as SIGKILL would (the next arena removes
-                    # what it leaves). Raised as KeyboardInterrupt inside the clean-up, it
-                    # cut that short with tracebacks of bot pipes left to a closed loop.
-                    signal.signal(taken_signum, signal.SIG_DFL)
+                _next_one_kills(taken)
                 if task is not None:
                     task.cancel()
 

@@ -71,9 +71,13 @@ def _row(seats: Seats, name: str) -> dict[str, Any]:
     return next(s for s in seats if s["entrant"] == name)
 
 
-def _match_score(seats: Seats, me: str, other: str) -> float:
-    mine, theirs = _row(seats, me)["rank"], _row(seats, other)["rank"]
+def _score(mine: int, theirs: int) -> float:
+    """1 for the better rank, 1/2 for the same, 0 for the worse."""
     return 1.0 if mine < theirs else 0.0 if mine > theirs else 0.5
+
+
+def _match_score(seats: Seats, me: str, other: str) -> float:
+    return _score(_row(seats, me)["rank"], _row(seats, other)["rank"])
 
 
 def _same_seat_score(first: Seats, second: Seats, new: str, base: str) -> float:
@@ -86,8 +90,7 @@ def _same_seat_score(first: Seats, second: Seats, new: str, base: str) -> float:
         return 0.5 if new_forfeited and base_forfeited else 0.0 if new_forfeited else 1.0
     if any(s["forfeited"] for s in first + second):
         return 0.5
-    new_rank, base_rank = _row(first, new)["rank"], _row(second, base)["rank"]
-    return 1.0 if new_rank < base_rank else 0.0 if new_rank > base_rank else 0.5
+    return _score(_row(first, new)["rank"], _row(second, base)["rank"])
 
 
 def pair_scores(store: Store, record: TournamentRecord) -> list[float | None]:

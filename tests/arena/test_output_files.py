@@ -142,8 +142,10 @@ def test_a_report_stopped_as_it_writes_leaves_no_temporary_file(tmp_path: Path) 
             continue  # it wrote its last page before it could be caught writing one
         proc.send_signal(signal.SIGTERM)
         _, stderr = proc.communicate(timeout=60)
-        assert proc.returncode == 130, stderr
         assert not list(folder.rglob(".*")), "a temporary file was left"
+        if proc.returncode == 0:
+            continue  # it wrote its last page before the stop came
+        assert proc.returncode == 130, stderr
         caught = True
         break
     assert caught, "the report was never caught writing a page"
